@@ -1,0 +1,51 @@
+//===- MixprecOps.h - ops of the mixprec dialect ----------------*- C++ -*-===//
+
+#ifndef MIXPREC_DIALECT_MIXPREC_IR_MIXPRECOPS_H
+#define MIXPREC_DIALECT_MIXPREC_IR_MIXPRECOPS_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "mixprec/Dialect/Mixprec/IR/MixprecAttrs.h"
+#include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
+#include "mixprec/Dialect/Mixprec/IR/MixprecEnums.h"
+#include "mixprec/Dialect/Mixprec/IR/MixprecInterfaces.h"
+
+namespace mixprec {
+
+/// The model's parameters, buffers and RNG state, as one side-effect resource:
+/// reads and assigns of state are ordered against each other.
+struct ModelStateResource
+    : public mlir::SideEffects::Resource::Base<ModelStateResource> {
+  llvm::StringRef getName() override { return "mixprec::ModelState"; }
+};
+
+/// The type both float element types promote to: the wider of the two, and
+/// f32 when f16 meets bf16.
+mlir::Type promoteFloatTypes(mlir::Type lhs, mlir::Type rhs);
+
+// Result-type inference shared by several ops.
+llvm::LogicalResult
+inferElementwiseType(std::optional<mlir::Location> location,
+                     mlir::ValueRange operands,
+                     llvm::SmallVectorImpl<mlir::Type> &types);
+llvm::LogicalResult
+inferReductionType(std::optional<mlir::Location> location, mlir::Value input,
+                   llvm::ArrayRef<int64_t> dims, bool keepdim,
+                   llvm::SmallVectorImpl<mlir::Type> &types);
+llvm::LogicalResult
+inferPool2DType(std::optional<mlir::Location> location, mlir::Value input,
+                llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
+                llvm::ArrayRef<int64_t> padding,
+                llvm::SmallVectorImpl<mlir::Type> &types);
+
+} // namespace mixprec
+
+#define GET_OP_CLASSES
+#include "mixprec/Dialect/Mixprec/IR/MixprecOps.h.inc"
+
+#endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECOPS_H

@@ -1,0 +1,814 @@
+//===- MixprecOps.td - ops of the mixprec dialect -----------*- tablegen -*-===//
+
+#ifndef MIXPREC_DIALECT_MIXPREC_IR_MIXPRECOPS_TD
+#define MIXPREC_DIALECT_MIXPREC_IR_MIXPRECOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mixprec/Dialect/Mixprec/IR/MixprecDialect.td"
+include "mixprec/Dialect/Mixprec/IR/MixprecEnums.td"
+include "mixprec/Dialect/Mixprec/IR/MixprecAttrs.td"
+include "mixprec/Dialect/Mixprec/IR/MixprecInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def Mixprec_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
+def Mixprec_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+def Mixprec_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I1, I32, I64]>;
+def Mixprec_F32Tensor : StaticShapeTensorOf<[F32]>;
+
+class Mixprec_ScalarOf<Type elementType, string elementBuilder>
+    : Type<And<[IsRankedTensorTypePred,
+                CPred<"::llvm::cast<::mlir::RankedTensorType>($_self)"
+                      ".getRank() == 0">,
+                SubstLeaves<"$_self",
+                            "::llvm::cast<::mlir::ShapedType>($_self)"
+                            ".getElementType()",
+                            elementType.predicate>]>,
+           "0-d tensor of " # elementType.summary, "::mlir::RankedTensorType">,
+      BuildableType<"::mlir::RankedTensorType::get({}, " # elementBuilder # ")">;
+
+def Mixprec_F32Scalar : Mixprec_ScalarOf<F32, "$_builder.getF32Type()">;
+def Mixprec_I32Scalar : Mixprec_ScalarOf<I32, "$_builder.getI32Type()">;
+def Mixprec_I64Scalar : Mixprec_ScalarOf<I64, "$_builder.getI64Type()">;
+def Mixprec_I1Scalar : Mixprec_ScalarOf<I1, "$_builder.getI1Type()">;
+
+def Mixprec_RngState
+    : Type<And<[IsRankedTensorTypePred,
+                CPred<"::llvm::cast<::mlir::RankedTensorType>($_self)"
+                      ".getShape() == ::llvm::ArrayRef<int64_t>{2}">,
+                SubstLeaves<"$_self",
+                            "::llvm::cast<::mlir::ShapedType>($_self)"
+                            ".getElementType()",
+                            I64.predicate>]>,
+           "tensor<2xi64> RNG state (seed, offset)",
+           "::mlir::RankedTensorType">,
+      BuildableType<"::mlir::RankedTensorType::get({2}, "
+                    "$_builder.getI64Type())">;
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+def Mixprec_StateResource : Resource<"::mixprec::ModelStateResource">;
+
+def Mixprec_TensorCoreCategory : NativeOpTrait<"TensorCoreCategory"> {
+  let cppNamespace = "::mixprec";
+}
+def Mixprec_FP32Category : NativeOpTrait<"FP32Category"> {
+  let cppNamespace = "::mixprec";
+}
+def Mixprec_PromoteCategory : NativeOpTrait<"PromoteCategory"> {
+  let cppNamespace = "::mixprec";
+}
+def Mixprec_FollowCategory : NativeOpTrait<"FollowCategory"> {
+  let cppNamespace = "::mixprec";
+}
+
+// Every op names its autocast category: the table of ARCHITECTURE.md §1.
+class Mixprec_Op<string mnemonic, Trait category, list<Trait> traits = []>
+    : Op<Mixprec_Dialect, mnemonic,
+         !listconcat([category, Mixprec_AutocastOpInterface], traits)>;
+
+//===----------------------------------------------------------------------===//
+// Model state
+//===----------------------------------------------------------------------===//
+
+class Mixprec_StateDeclOp<string mnemonic>
+    : Mixprec_Op<mnemonic, Mixprec_FP32Category,
+                 [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let hasVerifier = 1;
+}
+
+def Mixprec_ParameterOp : Mixprec_StateDeclOp<"parameter"> {
+  let summary = "a trainable tensor of the model";
+  let description = [{
+    Declares a trainable parameter: its name, type and initializer. The
+    optimizer updates it; functions read it with `mixprec.read`. Weight decay
+    applies to parameters of rank >= 2 unless the optimizer says
+    `decay_norm_and_bias = true`; `weight_decay = true|false` overrides that
+    for one parameter.
+
+    ```mlir
+    mixprec.parameter @fc1_w : tensor<128x64xf32> = #mixprec.kaiming_uniform<a = 2.23606797749979, seed = 1>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<Mixprec_FloatTensor>:$type,
+                       Mixprec_InitializerAttrInterface:$initializer,
+                       OptionalAttr<BoolAttr>:$weight_decay);
+  let assemblyFormat = "$sym_name `:` $type `=` $initializer attr-dict";
+}
+
+def Mixprec_BufferOp : Mixprec_StateDeclOp<"buffer"> {
+  let summary = "non-trainable model state, such as batch-norm statistics";
+  let description = [{
+    Declares state that the optimizer does not touch; functions update it
+    with `mixprec.assign`.
+
+    ```mlir
+    mixprec.buffer @bn1_mean : tensor<8xf32> = #mixprec.zeros
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<Mixprec_FloatTensor>:$type,
+                       Mixprec_InitializerAttrInterface:$initializer);
+  let assemblyFormat = "$sym_name `:` $type `=` $initializer attr-dict";
+}
+
+def Mixprec_ReadOp : Mixprec_Op<"read", Mixprec_FollowCategory, [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    MemoryEffects<[MemRead<Mixprec_StateResource>]>]> {
+  let summary = "reads the current value of a parameter or buffer";
+  let arguments = (ins FlatSymbolRefAttr:$state);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = "$state attr-dict `:` type($result)";
+}
+
+def Mixprec_AssignOp : Mixprec_Op<"assign", Mixprec_FP32Category, [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    MemoryEffects<[MemWrite<Mixprec_StateResource>]>]> {
+  let summary = "sets a buffer's value for the next step";
+  let arguments = (ins FlatSymbolRefAttr:$buffer, Mixprec_FloatTensor:$value);
+  let assemblyFormat = "$buffer `,` $value attr-dict `:` type($value)";
+}
+
+def Mixprec_RngStateOp : Mixprec_Op<"rng_state", Mixprec_FollowCategory, [
+    MemoryEffects<[MemRead<Mixprec_StateResource>]>]> {
+  let summary = "the train step's counter-based RNG state";
+  let description = [{
+    Yields the (seed, offset) pair of the Philox generator that the train
+    step threads through its state; the step advances the offset once per
+    step. Random ops take it as an operand.
+  }];
+  let results = (outs Mixprec_RngState:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions (tensor-core category)
+//===----------------------------------------------------------------------===//
+
+class Mixprec_ContractionOp<string mnemonic, list<Trait> traits = []>
+    : Mixprec_Op<mnemonic, Mixprec_TensorCoreCategory,
+                 !listconcat([Pure], traits)> {
+  let hasVerifier = 1;
+  code typeRuleDoc = [{
+    Both inputs (and the bias) share one element type. The result has that
+    type or f32: 16-bit inputs with an f32 result keep the FP32 accumulator.
+  }];
+}
+
+def Mixprec_MatmulOp : Mixprec_ContractionOp<"matmul"> {
+  let summary = "matrix product of two rank-2 tensors";
+  let description = typeRuleDoc # [{
+    `transpose_lhs` / `transpose_rhs` use the transposed operand.
+
+    ```mlir
+    %c = mixprec.matmul %a, %b {transpose_rhs} : tensor<4x8xf16>, tensor<16x8xf16> -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$lhs, Mixprec_FloatTensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+def Mixprec_BatchMatmulOp : Mixprec_ContractionOp<"batch_matmul"> {
+  let summary = "batched matrix product over equal leading dims";
+  let description = typeRuleDoc # [{
+    Operands have rank >= 3; all dims but the last two are batch dims and
+    must be equal. The transpose flags swap the last two dims.
+
+    ```mlir
+    %s = mixprec.batch_matmul %q, %k {transpose_rhs} : tensor<8x4x16x16xf16>, tensor<8x4x16x16xf16> -> tensor<8x4x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$lhs, Mixprec_FloatTensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+def Mixprec_LinearOp : Mixprec_ContractionOp<"linear"> {
+  let summary = "x * W^T + b over the last dim of x";
+  let description = typeRuleDoc # [{
+    `input` is `[..., in]`, `weight` is `[out, in]`, `bias` is `[out]`; the
+    result is `[..., out]`.
+
+    ```mlir
+    %y = mixprec.linear %x, %w, %b : tensor<64x64xf32>, tensor<128x64xf32>, tensor<128xf32> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$input, Mixprec_FloatTensor:$weight,
+                       Optional<Mixprec_FloatTensor>:$bias);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,`
+    type($weight) (`,` type($bias)^)? `->` type($result)
+  }];
+}
+
+def Mixprec_Conv2DOp : Mixprec_ContractionOp<"conv2d"> {
+  let summary = "2-D convolution, NCHW input, OIHW weight";
+  let description = typeRuleDoc # [{
+    `weight` is `[out, in / groups, kh, kw]`; `bias` is `[out]`. Output
+    size per spatial dim: `(in + 2 * pad - dilation * (k - 1) - 1) / stride + 1`.
+
+    ```mlir
+    %y = mixprec.conv2d %x, %w, %b {padding = array<i64: 1, 1>} : tensor<32x1x8x8xf32>, tensor<8x1x3x3xf32>, tensor<8xf32> -> tensor<32x8x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$input, Mixprec_FloatTensor:$weight,
+                       Optional<Mixprec_FloatTensor>:$bias,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,`
+    type($weight) (`,` type($bias)^)? `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Mixprec_BinaryOp<string mnemonic, Trait category, string what>
+    : Mixprec_Op<mnemonic, category, [Pure, InferTypeOpAdaptor]> {
+  let summary = what # " of two tensors of one shape";
+  let description = [{
+    Operands must have the same shape (broadcast with `mixprec.broadcast`).
+    Their float types may differ: the result has the wider type, and f32
+    when one is f16 and the other bf16.
+
+    ```mlir
+    %z = mixprec.}] # mnemonic # [{ %x, %y : tensor<4x8xf32>, tensor<4x8xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$lhs, Mixprec_FloatTensor:$rhs);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mixprec::inferElementwiseType(location, adaptor.getOperands(),
+                                             types);
+    }
+  }];
+}
+
+def Mixprec_AddOp : Mixprec_BinaryOp<"add", Mixprec_PromoteCategory, "sum">;
+def Mixprec_SubOp : Mixprec_BinaryOp<"sub", Mixprec_PromoteCategory,
+                                     "difference">;
+def Mixprec_MulOp : Mixprec_BinaryOp<"mul", Mixprec_PromoteCategory, "product">;
+def Mixprec_DivOp : Mixprec_BinaryOp<"div", Mixprec_PromoteCategory,
+                                     "quotient">;
+def Mixprec_MaximumOp : Mixprec_BinaryOp<"maximum", Mixprec_PromoteCategory,
+                                         "elementwise maximum (NaN wins)">;
+def Mixprec_MinimumOp : Mixprec_BinaryOp<"minimum", Mixprec_PromoteCategory,
+                                         "elementwise minimum (NaN wins)">;
+def Mixprec_PowOp : Mixprec_BinaryOp<"pow", Mixprec_FP32Category,
+                                     "lhs raised to the power rhs">;
+
+class Mixprec_UnaryOp<string mnemonic, Trait category, string what,
+                      list<Trait> traits = []>
+    : Mixprec_Op<mnemonic, category,
+                 !listconcat([Pure, SameOperandsAndResultType], traits)> {
+  let summary = what # ", elementwise";
+  let arguments = (ins Mixprec_FloatTensor:$input);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Mixprec_NegOp : Mixprec_UnaryOp<"neg", Mixprec_FollowCategory, "-x">;
+def Mixprec_ExpOp : Mixprec_UnaryOp<"exp", Mixprec_FP32Category, "e^x">;
+def Mixprec_LogOp : Mixprec_UnaryOp<"log", Mixprec_FP32Category,
+                                    "natural logarithm">;
+def Mixprec_SqrtOp : Mixprec_UnaryOp<"sqrt", Mixprec_FollowCategory,
+                                     "square root">;
+def Mixprec_RsqrtOp : Mixprec_UnaryOp<"rsqrt", Mixprec_FP32Category,
+                                      "1 / sqrt(x)">;
+def Mixprec_TanhOp : Mixprec_UnaryOp<"tanh", Mixprec_FollowCategory,
+                                     "hyperbolic tangent">;
+def Mixprec_SigmoidOp : Mixprec_UnaryOp<"sigmoid", Mixprec_FollowCategory,
+                                        "1 / (1 + e^-x)">;
+def Mixprec_ReluOp : Mixprec_UnaryOp<"relu", Mixprec_FollowCategory,
+                                     "max(x, 0)">;
+
+def Mixprec_GeluOp : Mixprec_UnaryOp<"gelu", Mixprec_FollowCategory,
+                                     "Gaussian error linear unit"> {
+  let description = [{
+    `approximate = erf` (default): `x * (1 + erf(x / sqrt(2))) / 2`;
+    `approximate = tanh`: `x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2`.
+
+    ```mlir
+    %y = mixprec.gelu %x {approximate = #mixprec<gelu_approximation tanh>} : tensor<16x256xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$input,
+      DefaultValuedAttr<Mixprec_GeluApproximationAttr,
+                        "::mixprec::GeluApproximation::Erf">:$approximate);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalizations and softmax
+//===----------------------------------------------------------------------===//
+
+class Mixprec_SoftmaxLikeOp<string mnemonic, string what>
+    : Mixprec_Op<mnemonic, Mixprec_FP32Category,
+                 [Pure, SameOperandsAndResultType]> {
+  let summary = what # " along one axis";
+  let arguments = (ins Mixprec_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Mixprec_SoftmaxOp : Mixprec_SoftmaxLikeOp<"softmax", "softmax">;
+def Mixprec_LogSoftmaxOp : Mixprec_SoftmaxLikeOp<"log_softmax",
+                                                 "log of softmax">;
+
+def Mixprec_LayerNormOp : Mixprec_Op<"layer_norm", Mixprec_FP32Category, [
+    Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+  let summary = "normalizes over the dims from `axis` to the last";
+  let description = [{
+    `(x - mean) / sqrt(var + eps)` over dims `[axis, rank)`, then
+    `* scale + bias` when both are given (`affine`); `scale` and `bias` have
+    the shape of those dims.
+
+    ```mlir
+    %y = mixprec.layer_norm %x scale %g bias %b {axis = 2 : i64} : tensor<8x16x64xf32>, tensor<64xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$input,
+                       Optional<Mixprec_FloatTensor>:$scale,
+                       Optional<Mixprec_FloatTensor>:$bias,
+                       I64Attr:$axis,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`scale` $scale^)? (`bias` $bias^)? attr-dict `:` type($input)
+    (`,` type($scale)^)? (`,` type($bias)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Mixprec_BatchNormOp : Mixprec_Op<"batch_norm", Mixprec_FP32Category, [
+    Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>,
+    AllTypesMatch<["running_mean", "running_var", "running_mean_out",
+                   "running_var_out"]>]> {
+  let summary = "batch normalization over N (and H, W) per channel";
+  let description = [{
+    `input` is `[N, C]` or `[N, C, H, W]`; the running statistics are f32
+    `[C]`. With `training = true` (default) it normalizes with the batch
+    statistics and returns the running statistics updated with `momentum`
+    (PyTorch's rule: unbiased batch variance in the running estimate); with
+    `training = false` it normalizes with the running statistics and returns
+    them unchanged. Store them back with `mixprec.assign`.
+
+    ```mlir
+    %y, %m, %v = mixprec.batch_norm %x, %mean, %var scale %g bias %b : tensor<32x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$input,
+                       Mixprec_F32Tensor:$running_mean,
+                       Mixprec_F32Tensor:$running_var,
+                       Optional<Mixprec_FloatTensor>:$scale,
+                       Optional<Mixprec_FloatTensor>:$bias,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps,
+                       DefaultValuedAttr<F64Attr, "0.1">:$momentum,
+                       DefaultValuedAttr<BoolAttr, "true">:$training);
+  let results = (outs Mixprec_FloatTensor:$result,
+                      Mixprec_F32Tensor:$running_mean_out,
+                      Mixprec_F32Tensor:$running_var_out);
+  let assemblyFormat = [{
+    $input `,` $running_mean `,` $running_var (`scale` $scale^)?
+    (`bias` $bias^)? attr-dict `:` type($input) `,` type($running_mean)
+    (`,` type($scale)^)? (`,` type($bias)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Mixprec_ReduceOp<string mnemonic, Trait category, string what>
+    : Mixprec_Op<mnemonic, category, [Pure, InferTypeOpAdaptor]> {
+  let summary = what # " over `dims`";
+  let description = [{
+    `dims` are strictly increasing and in range; with `keepdim` the reduced
+    dims stay with size 1.
+
+    ```mlir
+    %s = mixprec.}] # mnemonic # [{ %x {dims = array<i64: 1>, keepdim} : tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$input, DenseI64ArrayAttr:$dims,
+                       UnitAttr:$keepdim);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mixprec::inferReductionType(location, adaptor.getInput(),
+                                           adaptor.getDims(),
+                                           adaptor.getKeepdim(), types);
+    }
+  }];
+}
+
+def Mixprec_ReduceSumOp : Mixprec_ReduceOp<"reduce_sum", Mixprec_FP32Category,
+                                           "sum">;
+def Mixprec_ReduceMeanOp : Mixprec_ReduceOp<"reduce_mean",
+                                            Mixprec_FP32Category, "mean">;
+def Mixprec_ReduceMaxOp : Mixprec_ReduceOp<"reduce_max",
+                                           Mixprec_FollowCategory, "maximum">;
+
+//===----------------------------------------------------------------------===//
+// Shape and data movement
+//===----------------------------------------------------------------------===//
+
+def Mixprec_TransposeOp : Mixprec_Op<"transpose", Mixprec_FollowCategory, [
+    Pure, InferTypeOpAdaptor]> {
+  let summary = "permutes dims: result dim i is input dim permutation[i]";
+  let description = [{
+    ```mlir
+    %t = mixprec.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : tensor<8x16x4x16xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_Tensor:$input,
+                       DenseI64ArrayAttr:$permutation);
+  let results = (outs Mixprec_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Mixprec_ReshapeOp : Mixprec_Op<"reshape", Mixprec_FollowCategory, [Pure]> {
+  let summary = "same elements, new shape (row-major)";
+  let arguments = (ins Mixprec_Tensor:$input);
+  let results = (outs Mixprec_Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Mixprec_BroadcastOp : Mixprec_Op<"broadcast", Mixprec_FollowCategory, [
+    Pure]> {
+  let summary = "numpy broadcast to the result shape";
+  let description = [{
+    Dims align from the right; each input dim is 1 or equal to the result's.
+
+    ```mlir
+    %b = mixprec.broadcast %bias : tensor<128xf32> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_Tensor:$input);
+  let results = (outs Mixprec_Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Mixprec_SliceOp : Mixprec_Op<"slice", Mixprec_FollowCategory, [
+    Pure, InferTypeOpAdaptor]> {
+  let summary = "static strided slice";
+  let description = [{
+    Result dim i has `sizes[i]` elements taken from `offsets[i]` every
+    `strides[i]` (default 1).
+
+    ```mlir
+    %s = mixprec.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: 8, 1>} : tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_Tensor:$input, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Mixprec_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Mixprec_ConcatOp : Mixprec_Op<"concat", Mixprec_PromoteCategory, [
+    Pure, InferTypeOpAdaptor]> {
+  let summary = "joins tensors along `axis`";
+  let description = [{
+    All other dims must be equal. Float inputs may differ in type: the
+    result has the widest (f32 when f16 meets bf16).
+
+    ```mlir
+    %c = mixprec.concat %a, %b {axis = 1 : i64} : tensor<4x8xf16>, tensor<4x2xf16>
+    ```
+  }];
+  let arguments = (ins Variadic<Mixprec_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Mixprec_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+}
+
+def Mixprec_EmbeddingOp : Mixprec_Op<"embedding", Mixprec_FollowCategory, [
+    Pure, InferTypeOpAdaptor]> {
+  let summary = "gathers rows of a [vocab, dim] table";
+  let description = [{
+    The result is `indices.shape + [dim]`; an index outside `[0, vocab)` is
+    undefined behaviour at run time.
+
+    ```mlir
+    %e = mixprec.embedding %table, %tokens : tensor<100x64xf32>, tensor<8x16xi32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$table,
+                       Mixprec_IndexTensor:$indices);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $table `,` $indices attr-dict `:` type($table) `,` type($indices)
+  }];
+}
+
+def Mixprec_DropoutOp : Mixprec_Op<"dropout", Mixprec_FollowCategory, [
+    Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "zeroes elements with probability p, scales the rest by 1/(1-p)";
+  let description = [{
+    The mask comes from the Philox generator keyed by `rng` (seed, offset)
+    and `stream`, so it is the same on every backend; give each dropout of a
+    step its own `stream`. With `training = false` it is the identity.
+
+    ```mlir
+    %y = mixprec.dropout %x, %rng {p = 1.0e-01 : f64, stream = 1 : i64} : tensor<8x16x64xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$input, Mixprec_RngState:$rng,
+                       F64Attr:$p,
+                       DefaultValuedAttr<I64Attr, "0">:$stream,
+                       DefaultValuedAttr<BoolAttr, "true">:$training);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $rng attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+class Mixprec_Pool2DOp<string mnemonic, string what>
+    : Mixprec_Op<mnemonic, Mixprec_FollowCategory,
+                 [Pure, InferTypeOpAdaptor]> {
+  let summary = what # " pooling over the H and W dims of NCHW";
+  let description = [{
+    Output size per spatial dim: `(in + 2 * pad - kernel) / stride + 1`;
+    padding is at most half the kernel. Average pooling counts padded
+    elements in the divisor (PyTorch's default).
+
+    ```mlir
+    %p = mixprec.}] # mnemonic # [{ %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<32x8x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$input,
+                       DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mixprec::inferPool2DType(location, adaptor.getInput(),
+                                        adaptor.getKernel(), adaptor.getStride(),
+                                        adaptor.getPadding(), types);
+    }
+  }];
+}
+
+def Mixprec_MaxPool2DOp : Mixprec_Pool2DOp<"max_pool2d", "max">;
+def Mixprec_AvgPool2DOp : Mixprec_Pool2DOp<"avg_pool2d", "average">;
+
+def Mixprec_ConstantOp : Mixprec_Op<"constant", Mixprec_FollowCategory, [
+    ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a tensor constant";
+  let description = [{
+    ```mlir
+    %c = mixprec.constant dense<1.0> : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Mixprec_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Mixprec_CastOp : Mixprec_Op<"cast", Mixprec_FollowCategory, [
+    Pure, SameOperandsAndResultShape]> {
+  let summary = "converts the element type";
+  let description = [{
+    Float to float rounds to nearest even (overflow to FP16 gives Inf, NaN
+    stays NaN); integer to float rounds likewise. Autocast owns every cast of
+    activations and working copies.
+
+    ```mlir
+    %h = mixprec.cast %x : tensor<64x64xf32> to tensor<64x64xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_Tensor:$input);
+  let results = (outs Mixprec_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+def Mixprec_SoftmaxCrossEntropyOp : Mixprec_Op<"softmax_cross_entropy",
+    Mixprec_FP32Category, [Pure, InferTypeOpAdaptor]> {
+  let summary = "cross entropy of [N, C] logits against [N] integer labels";
+  let description = [{
+    `-log_softmax(logits)[n, labels[n]]`, averaged (`mean`, default) or
+    summed over the batch; a label outside `[0, C)` is undefined behaviour at
+    run time. The result is a 0-d tensor of the logits' type.
+
+    ```mlir
+    %l = mixprec.softmax_cross_entropy %logits, %labels : tensor<64x10xf32>, tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$logits,
+                       Mixprec_IndexTensor:$labels,
+                       DefaultValuedAttr<Mixprec_ReductionAttr,
+                                         "::mixprec::Reduction::Mean">:$reduction);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` type($logits) `,` type($labels)
+  }];
+}
+
+def Mixprec_MseOp : Mixprec_Op<"mse", Mixprec_FP32Category, [
+    Pure, InferTypeOpAdaptor]> {
+  let summary = "mean (or sum) of squared differences";
+  let description = [{
+    ```mlir
+    %l = mixprec.mse %pred, %target : tensor<64x1xf32>, tensor<64x1xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$input, Mixprec_FloatTensor:$target,
+                       DefaultValuedAttr<Mixprec_ReductionAttr,
+                                         "::mixprec::Reduction::Mean">:$reduction);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $target attr-dict `:` type($input) `,` type($target)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+def Mixprec_TrainStepOp : Mixprec_Op<"train_step", Mixprec_FP32Category, [
+    Symbol, HasParent<"::mlir::ModuleOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "declares a training step: forward loss function + optimizer";
+  let description = [{
+    `forward` names a `func.func` whose arguments are the batch and whose
+    single result is the 0-d float loss; it reads parameters and buffers
+    through `mixprec.read`. The training pipeline turns this op into
+    `@<name>(state..., batch..., lr) -> (state'..., loss, ...)`.
+    `accumulation_steps` micro-batches share one update.
+
+    ```mlir
+    mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$forward,
+                       Mixprec_OptimizerAttrInterface:$optimizer,
+                       DefaultValuedAttr<I64Attr, "1">:$accumulation_steps);
+  let assemblyFormat = [{
+    $sym_name `forward` $forward `optimizer` $optimizer attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Mixprec_AllFiniteOp : Mixprec_Op<"all_finite", Mixprec_FP32Category, [
+    Pure]> {
+  let summary = "true iff no element of any input is Inf or NaN";
+  let description = [{
+    The one fused check of dynamic loss scaling over every gradient.
+
+    ```mlir
+    %ok = mixprec.all_finite %g0, %g1 : tensor<128x64xf16>, tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Mixprec_FloatTensor>:$inputs);
+  let results = (outs Mixprec_I1Scalar:$result);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
+}
+
+def Mixprec_LossScaleUpdateOp : Mixprec_Op<"loss_scale_update",
+    Mixprec_FP32Category, [Pure]> {
+  let summary = "the dynamic loss-scale rule of ARCHITECTURE.md §1";
+  let description = [{
+    Given the state `(scale, tracker, hysteresis_left)` and whether this
+    step's gradients were all finite, returns the next state:
+    on overflow `tracker = 0` and either `hysteresis_left -= 1` or
+    `scale = max(scale * backoff_factor, min_scale)`; on a clean step
+    `tracker += 1`, and at `growth_interval` the scale grows by
+    `growth_factor` (capped at `max_scale`, kept if not finite), `tracker`
+    resets and `hysteresis_left = hysteresis`.
+
+    ```mlir
+    %s2, %t2, %h2 = mixprec.loss_scale_update %s, %t, %h, %ok {growth_interval = 2000 : i64}
+    ```
+  }];
+  let arguments = (ins Mixprec_F32Scalar:$scale, Mixprec_I32Scalar:$tracker,
+                       Mixprec_I32Scalar:$hysteresis_left,
+                       Mixprec_I1Scalar:$finite,
+                       DefaultValuedAttr<F64Attr, "2.0">:$growth_factor,
+                       DefaultValuedAttr<F64Attr, "0.5">:$backoff_factor,
+                       DefaultValuedAttr<I64Attr, "2000">:$growth_interval,
+                       DefaultValuedAttr<I64Attr, "1">:$hysteresis,
+                       DefaultValuedAttr<F64Attr, "1.0">:$min_scale,
+                       DefaultValuedAttr<F64Attr, "16777216.0">:$max_scale);
+  let results = (outs Mixprec_F32Scalar:$scale_out,
+                      Mixprec_I32Scalar:$tracker_out,
+                      Mixprec_I32Scalar:$hysteresis_left_out);
+  let assemblyFormat = [{
+    $scale `,` $tracker `,` $hysteresis_left `,` $finite attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Mixprec_SGDUpdateOp : Mixprec_Op<"sgd_update", Mixprec_FP32Category, [
+    Pure]> {
+  let summary = "one SGD step on one parameter";
+  let description = [{
+    PyTorch's SGD: `g' = grad + weight_decay * param`; with momentum
+    `buf = momentum * buf + (1 - dampening) * g'` and the step is
+    `g' + momentum * buf` (nesterov) or `buf`; `param - lr * step`. The
+    momentum buffer (f32, zero at the start) is given iff `momentum > 0`.
+    PyTorch's first step sets `buf = g'`, which is the same when
+    `dampening = 0`.
+
+    ```mlir
+    %w2, %b2 = mixprec.sgd_update %w, %g, %lr, %buf {momentum = 9.0e-01 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$param, Mixprec_FloatTensor:$grad,
+                       Mixprec_F32Scalar:$lr,
+                       Optional<Mixprec_F32Tensor>:$momentum_buffer,
+                       DefaultValuedAttr<F64Attr, "0.0">:$momentum,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dampening,
+                       DefaultValuedAttr<BoolAttr, "false">:$nesterov,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
+  let results = (outs Mixprec_FloatTensor:$param_out,
+                      Optional<Mixprec_F32Tensor>:$momentum_buffer_out);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $lr (`,` $momentum_buffer^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Mixprec_AdamUpdateOp : Mixprec_Op<"adam_update", Mixprec_FP32Category, [
+    Pure, AllTypesMatch<["param", "param_out"]>,
+    AllTypesMatch<["exp_avg", "exp_avg_sq", "exp_avg_out", "exp_avg_sq_out"]>]> {
+  let summary = "one Adam/AdamW step on one parameter, with bias correction";
+  let description = [{
+    `step` is the optimizer step count after this step (>= 1).
+    `decoupled = true` is AdamW (`param *= 1 - lr * weight_decay`); otherwise
+    `weight_decay * param` is added to the gradient. The moments are f32.
+
+    ```mlir
+    %w2, %m2, %v2 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {decoupled = true, weight_decay = 1.0e-02 : f64} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$param, Mixprec_FloatTensor:$grad,
+                       Mixprec_F32Tensor:$exp_avg, Mixprec_F32Tensor:$exp_avg_sq,
+                       Mixprec_F32Scalar:$lr, Mixprec_I64Scalar:$step,
+                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                       DefaultValuedAttr<F64Attr, "1.0e-8">:$eps,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       DefaultValuedAttr<BoolAttr, "false">:$decoupled);
+  let results = (outs Mixprec_FloatTensor:$param_out,
+                      Mixprec_F32Tensor:$exp_avg_out,
+                      Mixprec_F32Tensor:$exp_avg_sq_out);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $lr `,` $step attr-dict
+    `:` type($param) `,` type($grad) `,` type($exp_avg)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECOPS_TD

@@ -1,0 +1,70 @@
+//===- ElementwiseOps.cpp - elementwise ops, casts, constants, dropout ----===//
+
+#include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
+
+#include "llvm/Support/InterleavedRange.h"
+
+using namespace mlir;
+using namespace mixprec;
+
+Type mixprec::promoteFloatTypes(Type lhs, Type rhs) {
+  if (lhs == rhs)
+    return lhs;
+  // f16 and bf16 are both 16 bits wide, yet neither holds the other: only
+  // f32 represents both.
+  return Float32Type::get(lhs.getContext());
+}
+
+LogicalResult
+mixprec::inferElementwiseType(std::optional<Location> location,
+                              ValueRange operands,
+                              SmallVectorImpl<Type> &types) {
+  auto lhs = cast<RankedTensorType>(operands[0].getType());
+  auto rhs = cast<RankedTensorType>(operands[1].getType());
+  if (lhs.getShape() != rhs.getShape())
+    return emitOptionalError(location, "operand shapes must match, got ",
+                             llvm::interleaved_array(lhs.getShape()), " and ",
+                             llvm::interleaved_array(rhs.getShape()),
+                             "; broadcast explicitly with mixprec.broadcast");
+  types.push_back(lhs.clone(
+      promoteFloatTypes(lhs.getElementType(), rhs.getElementType())));
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  Type resultType = getResult().getType().getElementType();
+  if (!isa<FloatType>(resultType))
+    return emitOpError("casts produce float tensors, got ") << resultType;
+  return success();
+}
+
+/// Widening f16/bf16 to f32 is exact, so a cast of such a widening rounds
+/// once, as a direct cast does.
+static bool isExactWidening(Type from, Type to) {
+  return (from.isF16() || from.isBF16()) && to.isF32();
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto producer = getInput().getDefiningOp<CastOp>();
+  if (!producer ||
+      !isExactWidening(producer.getInput().getType().getElementType(),
+                       producer.getType().getElementType()))
+    return {};
+  if (producer.getInput().getType() == getType())
+    return producer.getInput();
+  getInputMutable().assign(producer.getInput());
+  return getResult();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor adaptor) { return getValue(); }
+
+LogicalResult DropoutOp::verify() {
+  double p = getP().convertToDouble();
+  if (!(p >= 0.0 && p < 1.0))
+    return emitOpError("p must be in [0, 1), got ") << p;
+  if (getStream() < 0)
+    return emitOpError("stream must be >= 0, got ") << getStream();
+  return success();
+}

@@ -1,0 +1,39 @@
+//===- LossOps.cpp - softmax_cross_entropy and mse ------------------------===//
+
+#include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
+
+#include "llvm/Support/InterleavedRange.h"
+
+using namespace mlir;
+using namespace mixprec;
+
+LogicalResult SoftmaxCrossEntropyOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto logits = cast<RankedTensorType>(adaptor.getLogits().getType());
+  auto labels = cast<RankedTensorType>(adaptor.getLabels().getType());
+  if (logits.getRank() != 2)
+    return emitOptionalError(location, "logits must be [N, C], got rank ",
+                             logits.getRank());
+  if (labels.getShape() != ArrayRef<int64_t>{logits.getDimSize(0)})
+    return emitOptionalError(location, "labels must be [", logits.getDimSize(0),
+                             "] (one per row of logits), got ",
+                             llvm::interleaved_array(labels.getShape()));
+  types.push_back(RankedTensorType::get({}, logits.getElementType()));
+  return success();
+}
+
+LogicalResult MseOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> location,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  Type input = adaptor.getInput().getType();
+  Type target = adaptor.getTarget().getType();
+  if (input != target)
+    return emitOptionalError(location, "input and target must have one type, "
+                                       "got ",
+                             input, " and ", target);
+  types.push_back(
+      RankedTensorType::get({}, cast<RankedTensorType>(input).getElementType()));
+  return success();
+}

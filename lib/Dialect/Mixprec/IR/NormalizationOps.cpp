@@ -1,0 +1,83 @@
+//===- NormalizationOps.cpp - softmax, log_softmax, layer_norm, batch_norm ===//
+
+#include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
+
+#include "llvm/Support/InterleavedRange.h"
+
+using namespace mlir;
+using namespace mixprec;
+
+static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
+  if (axis >= 0 && axis < rank)
+    return success();
+  return op->emitOpError("axis ")
+         << axis << " is out of range for rank " << rank;
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getType().getRank());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getType().getRank());
+}
+
+/// Scale and bias come as a pair of the given shape and the input's element
+/// type.
+static LogicalResult verifyAffine(Operation *op, Value scale, Value bias,
+                                  ArrayRef<int64_t> shape, Type elementType,
+                                  StringRef what) {
+  if (!scale != !bias)
+    return op->emitOpError("scale and bias must be given together");
+  for (Value value : {scale, bias}) {
+    if (!value)
+      continue;
+    auto type = cast<RankedTensorType>(value.getType());
+    StringRef name = value == scale ? "scale" : "bias";
+    if (type.getShape() != shape)
+      return op->emitOpError()
+             << name << " must be " << llvm::interleaved_array(shape) << " ("
+             << what << "), got " << llvm::interleaved_array(type.getShape());
+    if (type.getElementType() != elementType)
+      return op->emitOpError()
+             << name << " element type must be the input's (" << elementType
+             << "), got " << type.getElementType();
+  }
+  return success();
+}
+
+static LogicalResult verifyEpsilon(Operation *op, double eps) {
+  if (eps > 0.0)
+    return success();
+  return op->emitOpError("eps must be > 0, got ") << eps;
+}
+
+LogicalResult LayerNormOp::verify() {
+  RankedTensorType input = getInput().getType();
+  if (failed(verifyAxis(*this, getAxis(), input.getRank())) ||
+      failed(verifyEpsilon(*this, getEps().convertToDouble())))
+    return failure();
+  return verifyAffine(*this, getScale(), getBias(),
+                      input.getShape().drop_front(getAxis()),
+                      input.getElementType(), "the normalized dims");
+}
+
+LogicalResult BatchNormOp::verify() {
+  RankedTensorType input = getInput().getType();
+  if (input.getRank() != 2 && input.getRank() != 4)
+    return emitOpError("input must be [N, C] or [N, C, H, W], got rank ")
+           << input.getRank();
+  int64_t channels = input.getDimSize(1);
+  ArrayRef<int64_t> statsShape = getRunningMean().getType().getShape();
+  if (statsShape != ArrayRef<int64_t>{channels})
+    return emitOpError("running statistics must be [")
+           << channels << "] (the channels), got "
+           << llvm::interleaved_array(statsShape);
+  double momentum = getMomentum().convertToDouble();
+  if (!(momentum >= 0.0 && momentum <= 1.0))
+    return emitOpError("momentum must be in [0, 1], got ") << momentum;
+  if (failed(verifyEpsilon(*this, getEps().convertToDouble())))
+    return failure();
+  return verifyAffine(*this, getScale(), getBias(), {channels},
+                      input.getElementType(), "the channels");
+}

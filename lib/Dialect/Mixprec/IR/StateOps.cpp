@@ -1,0 +1,66 @@
+//===- StateOps.cpp - parameters, buffers, read, assign -------------------===//
+
+#include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
+
+using namespace mlir;
+using namespace mixprec;
+
+static LogicalResult verifyInitializer(Operation *op, Type type,
+                                       InitializerAttrInterface initializer) {
+  return initializer.verifyFor(cast<RankedTensorType>(type),
+                               [op]() { return op->emitOpError(); });
+}
+
+LogicalResult ParameterOp::verify() {
+  return verifyInitializer(*this, getType(), getInitializer());
+}
+
+LogicalResult BufferOp::verify() {
+  return verifyInitializer(*this, getType(), getInitializer());
+}
+
+/// Finds the parameter or buffer `name` refers to; its declared type goes to
+/// `type`.
+static Operation *lookupState(Operation *user, FlatSymbolRefAttr name,
+                              SymbolTableCollection &symbolTable,
+                              Type &type) {
+  Operation *decl = symbolTable.lookupNearestSymbolFrom(user, name);
+  if (auto parameter = dyn_cast_or_null<ParameterOp>(decl))
+    type = parameter.getType();
+  else if (auto buffer = dyn_cast_or_null<BufferOp>(decl))
+    type = buffer.getType();
+  else if (decl)
+    user->emitOpError() << name << " is a '" << decl->getName()
+                        << "', not a parameter or buffer";
+  else
+    user->emitOpError() << name << " does not name a parameter or buffer";
+  return type ? decl : nullptr;
+}
+
+static LogicalResult verifyStateType(Operation *user, FlatSymbolRefAttr name,
+                                     Type declared, Type used) {
+  if (declared == used)
+    return success();
+  return user->emitOpError("type ")
+         << used << " does not match " << name << "'s type " << declared;
+}
+
+LogicalResult ReadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Type declared;
+  if (!lookupState(*this, getStateAttr(), symbolTable, declared))
+    return failure();
+  return verifyStateType(*this, getStateAttr(), declared, getType());
+}
+
+LogicalResult AssignOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Type declared;
+  Operation *decl = lookupState(*this, getBufferAttr(), symbolTable, declared);
+  if (!decl)
+    return failure();
+  if (isa<ParameterOp>(decl))
+    return emitOpError() << getBufferAttr()
+                         << " is a parameter; only the optimizer updates "
+                            "parameters, assign targets buffers";
+  return verifyStateType(*this, getBufferAttr(), declared,
+                         getValue().getType());
+}

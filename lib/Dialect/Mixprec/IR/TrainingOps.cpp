@@ -1,0 +1,127 @@
+//===- TrainingOps.cpp - train_step, all_finite, loss scale, optimizers ---===//
+
+#include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace mixprec;
+
+LogicalResult TrainStepOp::verify() {
+  if (getAccumulationSteps() < 1)
+    return emitOpError("accumulation_steps must be >= 1, got ")
+           << getAccumulationSteps();
+  return success();
+}
+
+LogicalResult
+TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto forward =
+      symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, getForwardAttr());
+  if (!forward)
+    return emitOpError("forward function ") << getForwardAttr()
+                                            << " not found";
+  FunctionType type = forward.getFunctionType();
+  auto loss = type.getNumResults() == 1
+                  ? dyn_cast<RankedTensorType>(type.getResult(0))
+                  : RankedTensorType();
+  if (!loss || loss.getRank() != 0 || !isa<FloatType>(loss.getElementType()))
+    return emitOpError("forward function must return one 0-d float loss, "
+                       "returns ")
+           << type.getResults();
+  for (auto [index, input] : llvm::enumerate(type.getInputs())) {
+    auto tensor = dyn_cast<RankedTensorType>(input);
+    if (!tensor || !tensor.hasStaticShape())
+      return emitOpError("forward function argument ")
+             << index << " must be a statically shaped tensor, got " << input;
+  }
+  return success();
+}
+
+LogicalResult AllFiniteOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one tensor");
+  return success();
+}
+
+LogicalResult LossScaleUpdateOp::verify() {
+  double growth = getGrowthFactor().convertToDouble();
+  double backoff = getBackoffFactor().convertToDouble();
+  double minScale = getMinScale().convertToDouble();
+  double maxScale = getMaxScale().convertToDouble();
+  if (!(growth > 1.0))
+    return emitOpError("growth_factor must be > 1, got ") << growth;
+  if (!(backoff > 0.0 && backoff < 1.0))
+    return emitOpError("backoff_factor must be in (0, 1), got ") << backoff;
+  if (getGrowthInterval() < 1)
+    return emitOpError("growth_interval must be >= 1, got ")
+           << getGrowthInterval();
+  if (getHysteresis() < 1)
+    return emitOpError("hysteresis must be >= 1, got ") << getHysteresis();
+  if (!(minScale > 0.0 && minScale <= maxScale))
+    return emitOpError("need 0 < min_scale <= max_scale, got ")
+           << minScale << " and " << maxScale;
+  return success();
+}
+
+/// The gradient reaches the update in the parameter's type: master-weight
+/// training casts it to f32 first.
+static LogicalResult verifyGradient(Operation *op, Value param, Value grad) {
+  if (param.getType() == grad.getType())
+    return success();
+  return op->emitOpError("grad type ")
+         << grad.getType() << " must match the parameter's "
+         << param.getType();
+}
+
+static LogicalResult verifyMomentShape(Operation *op, Value param,
+                                       Value moment, StringRef name) {
+  auto paramType = cast<RankedTensorType>(param.getType());
+  auto momentType = cast<RankedTensorType>(moment.getType());
+  if (paramType.getShape() == momentType.getShape())
+    return success();
+  return op->emitOpError() << name << " shape must match the parameter's";
+}
+
+LogicalResult SGDUpdateOp::verify() {
+  if (failed(verifyGradient(*this, getParam(), getGrad())))
+    return failure();
+  double momentum = getMomentum().convertToDouble();
+  double dampening = getDampening().convertToDouble();
+  if (!(momentum >= 0.0))
+    return emitOpError("momentum must be >= 0, got ") << momentum;
+  if (!(dampening >= 0.0 && dampening <= 1.0))
+    return emitOpError("dampening must be in [0, 1], got ") << dampening;
+  if (getNesterov() && (momentum == 0.0 || dampening != 0.0))
+    return emitOpError("nesterov needs momentum > 0 and dampening = 0");
+  if (!(getWeightDecay().convertToDouble() >= 0.0))
+    return emitOpError("weight_decay must be >= 0");
+  if (getParamOut().getType() != getParam().getType())
+    return emitOpError("param_out type must match the parameter's");
+  Value buffer = getMomentumBuffer();
+  if ((momentum > 0.0) != bool(buffer))
+    return emitOpError("a momentum buffer is given iff momentum > 0");
+  if (bool(buffer) != bool(getMomentumBufferOut()))
+    return emitOpError("momentum_buffer_out is returned iff a momentum buffer "
+                       "is given");
+  if (!buffer)
+    return success();
+  if (getMomentumBufferOut().getType() != buffer.getType())
+    return emitOpError("momentum_buffer_out type must match the buffer's");
+  return verifyMomentShape(*this, getParam(), buffer, "momentum buffer");
+}
+
+LogicalResult AdamUpdateOp::verify() {
+  if (failed(verifyGradient(*this, getParam(), getGrad())) ||
+      failed(verifyMomentShape(*this, getParam(), getExpAvg(), "exp_avg")))
+    return failure();
+  double beta1 = getBeta1().convertToDouble();
+  double beta2 = getBeta2().convertToDouble();
+  if (!(beta1 >= 0.0 && beta1 < 1.0) || !(beta2 >= 0.0 && beta2 < 1.0))
+    return emitOpError("beta1 and beta2 must be in [0, 1)");
+  if (!(getEps().convertToDouble() > 0.0))
+    return emitOpError("eps must be > 0");
+  if (!(getWeightDecay().convertToDouble() >= 0.0))
+    return emitOpError("weight_decay must be >= 0");
+  return success();
+}

@@ -1,0 +1,26 @@
+# -*- Python -*-
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "MIXPREC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.mixprec_obj_root, "test")
+
+config.substitutions.append(("%mixprec_src_root", config.mixprec_src_root))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    ["mixprec-opt"], [config.mixprec_tools_dir, config.llvm_tools_dir]
+)
+
+# The CUDA toolkit is optional for users: tests that need it say
+# `REQUIRES: cuda-toolkit` and are unsupported without it.
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("cuda-toolkit")

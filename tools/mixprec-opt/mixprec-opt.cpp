@@ -1,0 +1,27 @@
+//===- mixprec-opt.cpp - the mixprec optimizer driver ---------------------===//
+//
+// mlir-opt with the mixprec dialect: every upstream dialect, extension and
+// pass is registered too, so any pipeline of the compiler can be run and
+// inspected step by step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  registry.insert<mixprec::MixprecDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "mixprec optimizer driver\n", registry));
+}
