@@ -10,6 +10,8 @@ using namespace mixprec;
 LogicalResult SoftmaxCrossEntropyOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &types) {
+  if (failed(verifyForInference(context, location, adaptor)))
+    return failure();
   auto logits = cast<RankedTensorType>(adaptor.getLogits().getType());
   auto labels = cast<RankedTensorType>(adaptor.getLabels().getType());
   if (logits.getRank() != 2)
@@ -27,6 +29,8 @@ LogicalResult MseOp::inferReturnTypes(MLIRContext *context,
                                       std::optional<Location> location,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &types) {
+  if (failed(verifyForInference(context, location, adaptor)))
+    return failure();
   Type input = adaptor.getInput().getType();
   Type target = adaptor.getTarget().getType();
   if (input != target)

@@ -3,6 +3,7 @@
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/InterleavedRange.h"
 
 using namespace mlir;
@@ -50,6 +51,8 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
+  if (failed(verifyForInference(context, location, adaptor)))
+    return failure();
   RankedTensorType type = tensorType(adaptor.getInput());
   ArrayRef<int64_t> permutation = adaptor.getPermutation();
   SmallVector<int64_t> sorted(permutation);
@@ -148,6 +151,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
                                         std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
+  if (failed(verifyForInference(context, location, adaptor)))
+    return failure();
   RankedTensorType type = tensorType(adaptor.getInput());
   ArrayRef<int64_t> offsets = adaptor.getOffsets(), sizes = adaptor.getSizes();
   SmallVector<int64_t> strides(type.getRank(), 1);
@@ -163,11 +168,13 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
     if (offsets[dim] < 0 || sizes[dim] < 1 || strides[dim] < 1)
       return emitOptionalError(location, "slice of dim ", dim,
                                " needs offset >= 0, size >= 1, stride >= 1");
-    int64_t last = offsets[dim] + (sizes[dim] - 1) * strides[dim];
-    if (last >= type.getDimSize(dim))
+    // Overflow-checked: huge strides must not wrap around into range.
+    int64_t last;
+    if (llvm::MulOverflow(sizes[dim] - 1, strides[dim], last) ||
+        llvm::AddOverflow(last, offsets[dim], last) ||
+        last >= type.getDimSize(dim))
       return emitOptionalError(location, "slice of dim ", dim,
-                               " reads index ", last, ", past its size ",
-                               type.getDimSize(dim));
+                               " reads past its size ", type.getDimSize(dim));
   }
   types.push_back(type.clone(sizes));
   return success();
@@ -183,6 +190,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
+  if (failed(verifyForInference(context, location, adaptor)))
+    return failure();
   ValueRange inputs = adaptor.getInputs();
   if (inputs.empty())
     return emitOptionalError(location, "concat needs at least one input");
@@ -218,6 +227,8 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
+  if (failed(verifyForInference(context, location, adaptor)))
+    return failure();
   RankedTensorType table = tensorType(adaptor.getTable());
   if (table.getRank() != 2)
     return emitOptionalError(location, "table must be [vocab, dim], got rank ",

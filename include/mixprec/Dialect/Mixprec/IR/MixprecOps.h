@@ -28,6 +28,24 @@ struct ModelStateResource
 /// f32 when f16 meets bf16.
 mlir::Type promoteFloatTypes(mlir::Type lhs, mlir::Type rhs);
 
+/// Fails, with a located error, unless every operand is a statically shaped
+/// ranked tensor.
+llvm::LogicalResult
+verifyStaticTensorOperands(std::optional<mlir::Location> location,
+                           mlir::ValueRange operands);
+
+/// Type inference runs while parsing, before the verifier: it checks the
+/// attributes and operand types it relies on first.
+template <typename AdaptorT>
+llvm::LogicalResult verifyForInference(mlir::MLIRContext *context,
+                                       std::optional<mlir::Location> location,
+                                       AdaptorT &adaptor) {
+  if (failed(adaptor.verify(location ? *location
+                                     : mlir::UnknownLoc::get(context))))
+    return mlir::failure();
+  return verifyStaticTensorOperands(location, adaptor.getOperands());
+}
+
 // Result-type inference shared by several ops.
 llvm::LogicalResult
 inferElementwiseType(std::optional<mlir::Location> location,

@@ -69,6 +69,43 @@ def Mixprec_FollowCategory : NativeOpTrait<"FollowCategory"> {
   let cppNamespace = "::mixprec";
 }
 
+// InferTypeOpAdaptor, except that the adaptor also sees the attributes of an
+// op being parsed: the custom parser infers result types while the parsed
+// attributes are still a dictionary, before they are stored as properties.
+def Mixprec_InferTypeOpAdaptor : TraitList<[
+  DeclareOpInterfaceMethods<InferTypeOpInterface>,
+  NativeOpTrait<"InferTypeOpAdaptor", [], [{
+    static ::llvm::LogicalResult
+    inferReturnTypes(::mlir::MLIRContext *context,
+                     std::optional<::mlir::Location> location, Adaptor adaptor,
+                     ::llvm::SmallVectorImpl<::mlir::Type> &types);
+  }], [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr attributes,
+        ::mlir::OpaqueProperties properties, ::mlir::RegionRange regions,
+        ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      Properties props;
+      if (properties) {
+        props = *properties.as<Properties *>();
+      } else if (attributes) {
+        auto emitError = [&] {
+          return ::mlir::emitError(
+              location ? *location : ::mlir::UnknownLoc::get(context));
+        };
+        if (::mlir::failed(setPropertiesFromAttr(props, attributes,
+                                                 emitError)))
+          return ::mlir::failure();
+        populateDefaultProperties(
+            ::mlir::OperationName(getOperationName(), context), props);
+      }
+      return inferReturnTypes(context, location,
+                              Adaptor(operands, attributes, props, regions),
+                              types);
+    }
+  }]>
+]>;
+
 // Every op names its autocast category: the table of ARCHITECTURE.md §1.
 class Mixprec_Op<string mnemonic, Trait category, list<Trait> traits = []>
     : Op<Mixprec_Dialect, mnemonic,
@@ -245,7 +282,7 @@ def Mixprec_Conv2DOp : Mixprec_ContractionOp<"conv2d"> {
 //===----------------------------------------------------------------------===//
 
 class Mixprec_BinaryOp<string mnemonic, Trait category, string what>
-    : Mixprec_Op<mnemonic, category, [Pure, InferTypeOpAdaptor]> {
+    : Mixprec_Op<mnemonic, category, [Pure, Mixprec_InferTypeOpAdaptor]> {
   let summary = what # " of two tensors of one shape";
   let description = [{
     Operands must have the same shape (broadcast with `mixprec.broadcast`).
@@ -263,6 +300,9 @@ class Mixprec_BinaryOp<string mnemonic, Trait category, string what>
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      if (::mlir::failed(::mixprec::verifyForInference(context, location,
+                                                       adaptor)))
+        return ::mlir::failure();
       return ::mixprec::inferElementwiseType(location, adaptor.getOperands(),
                                              types);
     }
@@ -406,7 +446,7 @@ def Mixprec_BatchNormOp : Mixprec_Op<"batch_norm", Mixprec_FP32Category, [
 //===----------------------------------------------------------------------===//
 
 class Mixprec_ReduceOp<string mnemonic, Trait category, string what>
-    : Mixprec_Op<mnemonic, category, [Pure, InferTypeOpAdaptor]> {
+    : Mixprec_Op<mnemonic, category, [Pure, Mixprec_InferTypeOpAdaptor]> {
   let summary = what # " over `dims`";
   let description = [{
     `dims` are strictly increasing and in range; with `keepdim` the reduced
@@ -424,6 +464,9 @@ class Mixprec_ReduceOp<string mnemonic, Trait category, string what>
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      if (::mlir::failed(::mixprec::verifyForInference(context, location,
+                                                       adaptor)))
+        return ::mlir::failure();
       return ::mixprec::inferReductionType(location, adaptor.getInput(),
                                            adaptor.getDims(),
                                            adaptor.getKeepdim(), types);
@@ -443,7 +486,7 @@ def Mixprec_ReduceMaxOp : Mixprec_ReduceOp<"reduce_max",
 //===----------------------------------------------------------------------===//
 
 def Mixprec_TransposeOp : Mixprec_Op<"transpose", Mixprec_FollowCategory, [
-    Pure, InferTypeOpAdaptor]> {
+    Pure, Mixprec_InferTypeOpAdaptor]> {
   let summary = "permutes dims: result dim i is input dim permutation[i]";
   let description = [{
     ```mlir
@@ -488,7 +531,7 @@ def Mixprec_BroadcastOp : Mixprec_Op<"broadcast", Mixprec_FollowCategory, [
 }
 
 def Mixprec_SliceOp : Mixprec_Op<"slice", Mixprec_FollowCategory, [
-    Pure, InferTypeOpAdaptor]> {
+    Pure, Mixprec_InferTypeOpAdaptor]> {
   let summary = "static strided slice";
   let description = [{
     Result dim i has `sizes[i]` elements taken from `offsets[i]` every
@@ -507,7 +550,7 @@ def Mixprec_SliceOp : Mixprec_Op<"slice", Mixprec_FollowCategory, [
 }
 
 def Mixprec_ConcatOp : Mixprec_Op<"concat", Mixprec_PromoteCategory, [
-    Pure, InferTypeOpAdaptor]> {
+    Pure, Mixprec_InferTypeOpAdaptor]> {
   let summary = "joins tensors along `axis`";
   let description = [{
     All other dims must be equal. Float inputs may differ in type: the
@@ -523,7 +566,7 @@ def Mixprec_ConcatOp : Mixprec_Op<"concat", Mixprec_PromoteCategory, [
 }
 
 def Mixprec_EmbeddingOp : Mixprec_Op<"embedding", Mixprec_FollowCategory, [
-    Pure, InferTypeOpAdaptor]> {
+    Pure, Mixprec_InferTypeOpAdaptor]> {
   let summary = "gathers rows of a [vocab, dim] table";
   let description = [{
     The result is `indices.shape + [dim]`; an index outside `[0, vocab)` is
@@ -564,7 +607,7 @@ def Mixprec_DropoutOp : Mixprec_Op<"dropout", Mixprec_FollowCategory, [
 
 class Mixprec_Pool2DOp<string mnemonic, string what>
     : Mixprec_Op<mnemonic, Mixprec_FollowCategory,
-                 [Pure, InferTypeOpAdaptor]> {
+                 [Pure, Mixprec_InferTypeOpAdaptor]> {
   let summary = what # " pooling over the H and W dims of NCHW";
   let description = [{
     Output size per spatial dim: `(in + 2 * pad - kernel) / stride + 1`;
@@ -585,6 +628,9 @@ class Mixprec_Pool2DOp<string mnemonic, string what>
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      if (::mlir::failed(::mixprec::verifyForInference(context, location,
+                                                       adaptor)))
+        return ::mlir::failure();
       return ::mixprec::inferPool2DType(location, adaptor.getInput(),
                                         adaptor.getKernel(), adaptor.getStride(),
                                         adaptor.getPadding(), types);
@@ -633,7 +679,7 @@ def Mixprec_CastOp : Mixprec_Op<"cast", Mixprec_FollowCategory, [
 //===----------------------------------------------------------------------===//
 
 def Mixprec_SoftmaxCrossEntropyOp : Mixprec_Op<"softmax_cross_entropy",
-    Mixprec_FP32Category, [Pure, InferTypeOpAdaptor]> {
+    Mixprec_FP32Category, [Pure, Mixprec_InferTypeOpAdaptor]> {
   let summary = "cross entropy of [N, C] logits against [N] integer labels";
   let description = [{
     `-log_softmax(logits)[n, labels[n]]`, averaged (`mean`, default) or
@@ -655,7 +701,7 @@ def Mixprec_SoftmaxCrossEntropyOp : Mixprec_Op<"softmax_cross_entropy",
 }
 
 def Mixprec_MseOp : Mixprec_Op<"mse", Mixprec_FP32Category, [
-    Pure, InferTypeOpAdaptor]> {
+    Pure, Mixprec_InferTypeOpAdaptor]> {
   let summary = "mean (or sum) of squared differences";
   let description = [{
     ```mlir
