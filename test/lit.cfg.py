@@ -1,6 +1,7 @@
 # -*- Python -*-
 import os
 import shutil
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -24,3 +25,6 @@ llvm_config.add_tool_substitutions(
 # `REQUIRES: cuda-toolkit` and are unsupported without it.
 if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("cuda-toolkit")
+
+# Helper scripts run under the interpreter that runs lit (Debian's python3).
+config.substitutions.append(("%python", sys.executable))

@@ -147,13 +147,17 @@ LogicalResult Conv2DOp::verify() {
       llvm::any_of(dilation, [](int64_t d) { return d < 1; }))
     return emitOpError("stride and dilation must be >= 1");
   if (llvm::any_of(padding, [](int64_t p) { return p < 0; }))
-    return emitOpError("padding must be >= 0");
+    return emitOpError("padding must be >= 0, got ")
+           << llvm::interleaved_array(padding);
   int64_t groups = getGroups();
   int64_t channels = input.getDimSize(1), outChannels = weight.getDimSize(0);
   if (groups < 1 || channels % groups != 0 || outChannels % groups != 0)
     return emitOpError("groups (")
            << groups << ") must be >= 1 and divide the input channels ("
            << channels << ") and the output channels (" << outChannels << ")";
+  if (weight.getDimSize(2) < 1 || weight.getDimSize(3) < 1)
+    return emitOpError("kernel dims must be >= 1, got ")
+           << llvm::interleaved_array(weight.getShape().drop_front(2));
   if (weight.getDimSize(1) != channels / groups)
     return emitOpError("weight dim 1 must be input channels / groups (")
            << channels / groups << "), got " << weight.getDimSize(1);

@@ -64,7 +64,9 @@ LogicalResult DropoutOp::verify() {
   double p = getP().convertToDouble();
   if (!(p >= 0.0 && p < 1.0))
     return emitOpError("p must be in [0, 1), got ") << p;
-  if (getStream() < 0)
-    return emitOpError("stream must be >= 0, got ") << getStream();
+  // I64Attr getters are unsigned; the attribute holds the signed value.
+  int64_t stream = getStreamAttr().getInt();
+  if (stream < 0)
+    return emitOpError("stream must be >= 0, got ") << stream;
   return success();
 }

@@ -6,13 +6,19 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mixprec;
 
 FailureOr<APFloat> mixprec::parseF64Parameter(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
   double value;
   if (parser.parseFloat(value))
     return failure();
+  // Every hyper-parameter and initializer value is a finite number.
+  if (!std::isfinite(value))
+    return parser.emitError(loc, "expected a finite number, got ") << value;
   return APFloat(value);
 }
 

@@ -4,6 +4,8 @@
 
 #include "llvm/Support/InterleavedRange.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mixprec;
 
@@ -47,9 +49,9 @@ static LogicalResult verifyAffine(Operation *op, Value scale, Value bias,
 }
 
 static LogicalResult verifyEpsilon(Operation *op, double eps) {
-  if (eps > 0.0)
+  if (eps > 0.0 && std::isfinite(eps))
     return success();
-  return op->emitOpError("eps must be > 0, got ") << eps;
+  return op->emitOpError("eps must be finite and > 0, got ") << eps;
 }
 
 LogicalResult LayerNormOp::verify() {

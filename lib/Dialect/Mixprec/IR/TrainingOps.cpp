@@ -4,23 +4,48 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mixprec;
 
 LogicalResult TrainStepOp::verify() {
-  if (getAccumulationSteps() < 1)
-    return emitOpError("accumulation_steps must be >= 1, got ")
-           << getAccumulationSteps();
+  int64_t steps = getAccumulationStepsAttr().getInt();
+  if (steps < 1)
+    return emitOpError("accumulation_steps must be >= 1, got ") << steps;
   return success();
+}
+
+/// Each buffer takes at most one new value per step.
+static LogicalResult verifySingleAssignPerBuffer(TrainStepOp step,
+                                                 func::FuncOp forward) {
+  llvm::SmallDenseMap<StringAttr, AssignOp> assigned;
+  WalkResult result = forward.walk([&](AssignOp assign) {
+    auto [it, inserted] =
+        assigned.try_emplace(assign.getBufferAttr().getAttr(), assign);
+    if (inserted)
+      return WalkResult::advance();
+    InFlightDiagnostic diag = step.emitOpError("buffer ")
+                              << assign.getBufferAttr() << " is assigned twice in "
+                              << step.getForwardAttr();
+    diag.attachNote(it->second.getLoc()) << "first assigned here";
+    diag.attachNote(assign.getLoc()) << "assigned again here";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
 }
 
 LogicalResult
 TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto forward =
-      symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, getForwardAttr());
-  if (!forward)
+  Operation *symbol =
+      symbolTable.lookupNearestSymbolFrom(*this, getForwardAttr());
+  if (!symbol)
     return emitOpError("forward function ") << getForwardAttr()
                                             << " not found";
+  auto forward = dyn_cast<func::FuncOp>(symbol);
+  if (!forward)
+    return emitOpError() << getForwardAttr() << " is a '" << symbol->getName()
+                         << "', not a func.func";
   FunctionType type = forward.getFunctionType();
   auto loss = type.getNumResults() == 1
                   ? dyn_cast<RankedTensorType>(type.getResult(0))
@@ -35,7 +60,7 @@ TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       return emitOpError("forward function argument ")
              << index << " must be a statically shaped tensor, got " << input;
   }
-  return success();
+  return verifySingleAssignPerBuffer(*this, forward);
 }
 
 LogicalResult AllFiniteOp::verify() {
@@ -49,19 +74,27 @@ LogicalResult LossScaleUpdateOp::verify() {
   double backoff = getBackoffFactor().convertToDouble();
   double minScale = getMinScale().convertToDouble();
   double maxScale = getMaxScale().convertToDouble();
-  if (!(growth > 1.0))
-    return emitOpError("growth_factor must be > 1, got ") << growth;
+  if (!(growth > 1.0 && std::isfinite(growth)))
+    return emitOpError("growth_factor must be finite and > 1, got ") << growth;
   if (!(backoff > 0.0 && backoff < 1.0))
     return emitOpError("backoff_factor must be in (0, 1), got ") << backoff;
-  if (getGrowthInterval() < 1)
-    return emitOpError("growth_interval must be >= 1, got ")
-           << getGrowthInterval();
-  if (getHysteresis() < 1)
-    return emitOpError("hysteresis must be >= 1, got ") << getHysteresis();
-  if (!(minScale > 0.0 && minScale <= maxScale))
-    return emitOpError("need 0 < min_scale <= max_scale, got ")
+  int64_t interval = getGrowthIntervalAttr().getInt();
+  if (interval < 1)
+    return emitOpError("growth_interval must be >= 1, got ") << interval;
+  int64_t hysteresis = getHysteresisAttr().getInt();
+  if (hysteresis < 1)
+    return emitOpError("hysteresis must be >= 1, got ") << hysteresis;
+  if (!(minScale > 0.0 && minScale <= maxScale && std::isfinite(maxScale)))
+    return emitOpError("need 0 < min_scale <= max_scale < inf, got ")
            << minScale << " and " << maxScale;
   return success();
+}
+
+static LogicalResult verifyWeightDecay(Operation *op, double weightDecay) {
+  if (weightDecay >= 0.0 && std::isfinite(weightDecay))
+    return success();
+  return op->emitOpError("weight_decay must be finite and >= 0, got ")
+         << weightDecay;
 }
 
 /// The gradient reaches the update in the parameter's type: master-weight
@@ -88,14 +121,14 @@ LogicalResult SGDUpdateOp::verify() {
     return failure();
   double momentum = getMomentum().convertToDouble();
   double dampening = getDampening().convertToDouble();
-  if (!(momentum >= 0.0))
-    return emitOpError("momentum must be >= 0, got ") << momentum;
+  if (!(momentum >= 0.0 && std::isfinite(momentum)))
+    return emitOpError("momentum must be finite and >= 0, got ") << momentum;
   if (!(dampening >= 0.0 && dampening <= 1.0))
     return emitOpError("dampening must be in [0, 1], got ") << dampening;
   if (getNesterov() && (momentum == 0.0 || dampening != 0.0))
     return emitOpError("nesterov needs momentum > 0 and dampening = 0");
-  if (!(getWeightDecay().convertToDouble() >= 0.0))
-    return emitOpError("weight_decay must be >= 0");
+  if (failed(verifyWeightDecay(*this, getWeightDecay().convertToDouble())))
+    return failure();
   if (getParamOut().getType() != getParam().getType())
     return emitOpError("param_out type must match the parameter's");
   Value buffer = getMomentumBuffer();
@@ -117,11 +150,11 @@ LogicalResult AdamUpdateOp::verify() {
     return failure();
   double beta1 = getBeta1().convertToDouble();
   double beta2 = getBeta2().convertToDouble();
+  double eps = getEps().convertToDouble();
   if (!(beta1 >= 0.0 && beta1 < 1.0) || !(beta2 >= 0.0 && beta2 < 1.0))
-    return emitOpError("beta1 and beta2 must be in [0, 1)");
-  if (!(getEps().convertToDouble() > 0.0))
-    return emitOpError("eps must be > 0");
-  if (!(getWeightDecay().convertToDouble() >= 0.0))
-    return emitOpError("weight_decay must be >= 0");
-  return success();
+    return emitOpError("beta1 and beta2 must be in [0, 1), got ")
+           << beta1 << " and " << beta2;
+  if (!(eps > 0.0 && std::isfinite(eps)))
+    return emitOpError("eps must be finite and > 0, got ") << eps;
+  return verifyWeightDecay(*this, getWeightDecay().convertToDouble());
 }

@@ -399,8 +399,8 @@ def Mixprec_LayerNormOp : Mixprec_Op<"layer_norm", Mixprec_FP32Category, [
                        DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
   let results = (outs Mixprec_FloatTensor:$result);
   let assemblyFormat = [{
-    $input (`scale` $scale^)? (`bias` $bias^)? attr-dict `:` type($input)
-    (`,` type($scale)^)? (`,` type($bias)^)?
+    $input (`scale` $scale^ `bias` $bias)? attr-dict `:` type($input)
+    (`,` type($scale)^ `,` type($bias))?
   }];
   let hasVerifier = 1;
 }
@@ -434,9 +434,9 @@ def Mixprec_BatchNormOp : Mixprec_Op<"batch_norm", Mixprec_FP32Category, [
                       Mixprec_F32Tensor:$running_mean_out,
                       Mixprec_F32Tensor:$running_var_out);
   let assemblyFormat = [{
-    $input `,` $running_mean `,` $running_var (`scale` $scale^)?
-    (`bias` $bias^)? attr-dict `:` type($input) `,` type($running_mean)
-    (`,` type($scale)^)? (`,` type($bias)^)?
+    $input `,` $running_mean `,` $running_var (`scale` $scale^ `bias` $bias)?
+    attr-dict `:` type($input) `,` type($running_mean)
+    (`,` type($scale)^ `,` type($bias))?
   }];
   let hasVerifier = 1;
 }

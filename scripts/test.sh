@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite: installs, builds, runs the lit suite and the unit
+# tests, and ends with one line "N passed, M failed" over all of them.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+results=$MIXPREC_BUILD/test-results
+rm -rf "$results" && mkdir -p "$results"
+
+status=0
+echo "== unit tests"
+"$MIXPREC_BUILD/unittests/MixprecUnitTests" \
+  --gtest_output="json:$results/unittests.json" || status=1
+
+echo "== lit suite"
+"$LLVM_PREFIX/bin/lit" -sv -o "$results/lit.json" "$MIXPREC_BUILD/test" ||
+  status=1
+
+/usr/bin/python3 "$MIXPREC_ROOT/scripts/summarize.py" "$results" || status=1
+exit $status
