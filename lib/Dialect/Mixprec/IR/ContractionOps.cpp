@@ -3,6 +3,7 @@
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
 #include "llvm/Support/InterleavedRange.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mixprec;
@@ -165,8 +166,15 @@ LogicalResult Conv2DOp::verify() {
     return failure();
   SmallVector<int64_t> shape = {input.getDimSize(0), outChannels};
   for (int i = 0; i < 2; ++i) {
-    int64_t extent = input.getDimSize(2 + i) + 2 * padding[i] -
-                     dilation[i] * (weight.getDimSize(2 + i) - 1) - 1;
+    // extent = in + 2 * pad - dilation * (k - 1) - 1, overflow-checked.
+    int64_t padded, span, extent;
+    if (llvm::MulOverflow(padding[i], int64_t(2), padded) ||
+        llvm::AddOverflow(padded, input.getDimSize(2 + i), padded) ||
+        llvm::MulOverflow(dilation[i], weight.getDimSize(2 + i) - 1, span) ||
+        llvm::SubOverflow(padded, span, extent) ||
+        llvm::SubOverflow(extent, int64_t(1), extent))
+      return emitOpError("padding or dilation of spatial dim ")
+             << i << " is too large";
     if (extent < 0)
       return emitOpError("the kernel does not fit spatial dim ")
              << i << " of the padded input";
