@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mixprec/Conversion/Passes.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -16,6 +17,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mixprec::registerMixprecConversionPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mixprec::MixprecDialect>();

@@ -1,0 +1,46 @@
+//===- Passes.td - conversions out of mixprec ---------------*- tablegen -*-===//
+
+#ifndef MIXPREC_CONVERSION_PASSES_TD
+#define MIXPREC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertMixprecToLinalg : Pass<"convert-mixprec-to-linalg",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Lower mixprec compute ops to linalg, arith, math and tensor";
+  let description = [{
+    Every compute and training op of the dialect becomes linalg (named or
+    generic) ops on tensors with arith/math bodies, keeping the 16-bit
+    semantics of ARCHITECTURE.md §4: a 16-bit op computes in f32 and rounds
+    once, to its result type; contractions widen 16-bit inputs inside the
+    contraction and accumulate in f32; casts round to nearest even.
+
+    Model state (`parameter`, `buffer`, `read`, `assign`, `rng_state`,
+    `train_step`) is not lowered here: the train-step passes turn it into
+    function arguments and results first (`--mixprec-expose-state`).
+
+    ```mlir
+    %z = mixprec.add %x, %y : tensor<4x8xf16>, tensor<4x8xf16>
+    ```
+    becomes
+    ```mlir
+    %e = tensor.empty() : tensor<4x8xf16>
+    %z = linalg.generic {...} ins(%x, %y : tensor<4x8xf16>, tensor<4x8xf16>)
+                              outs(%e : tensor<4x8xf16>) {
+    ^bb0(%a: f16, %b: f16, %out: f16):
+      %af = arith.extf %a : f16 to f32
+      %bf = arith.extf %b : f16 to f32
+      %s = arith.addf %af, %bf : f32
+      %r = arith.truncf %s : f32 to f16
+      linalg.yield %r : f16
+    } -> tensor<4x8xf16>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // MIXPREC_CONVERSION_PASSES_TD

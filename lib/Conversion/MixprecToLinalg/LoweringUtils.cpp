@@ -1,0 +1,166 @@
+//===- LoweringUtils.cpp - shared pieces of the linalg lowering -----------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+namespace mixprec::lowering {
+
+Type computeType(Type type) {
+  if (isa<FloatType>(type))
+    return Float32Type::get(type.getContext());
+  return type;
+}
+
+Value convertScalar(OpBuilder &b, Location loc, Value scalar, Type type) {
+  Type from = scalar.getType();
+  if (from == type)
+    return scalar;
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(type);
+  if (fromFloat && toFloat) {
+    // f16 <-> bf16 goes through f32, which holds both exactly: one rounding.
+    if (fromFloat.getWidth() == toFloat.getWidth()) {
+      Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), scalar);
+      return arith::TruncFOp::create(b, loc, type, wide);
+    }
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, type, scalar);
+    return arith::TruncFOp::create(b, loc, type, scalar);
+  }
+  if (toFloat) {
+    // Integers convert through f32 (exact below 2^24), then round once more
+    // for 16-bit targets.
+    Value wide = from.isInteger(1)
+                     ? arith::UIToFPOp::create(b, loc, b.getF32Type(), scalar)
+                           .getResult()
+                     : arith::SIToFPOp::create(b, loc, b.getF32Type(), scalar)
+                           .getResult();
+    return convertScalar(b, loc, wide, type);
+  }
+  if (fromFloat)
+    return arith::FPToSIOp::create(b, loc, type, scalar);
+  if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
+    return from.isInteger(1) ? arith::ExtUIOp::create(b, loc, type, scalar)
+                                   .getResult()
+                             : arith::ExtSIOp::create(b, loc, type, scalar)
+                                   .getResult();
+  return arith::TruncIOp::create(b, loc, type, scalar);
+}
+
+Value widen(OpBuilder &b, Location loc, Value scalar) {
+  return convertScalar(b, loc, scalar, computeType(scalar.getType()));
+}
+
+Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                   double value) {
+  Value scalar = floatConstant(b, loc, type.getElementType(), value);
+  return linalg::FillOp::create(b, loc, scalar, emptyTensor(b, loc, type))
+      .getResult(0);
+}
+
+Value mapElements(OpBuilder &b, Location loc, RankedTensorType resultType,
+                  ValueRange inputs, ScalarFn body,
+                  ArrayRef<AffineMap> inputMaps) {
+  MLIRContext *context = b.getContext();
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  if (maps.empty())
+    maps.assign(inputs.size(), AffineMap::getMultiDimIdentityMap(rank, context));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, context));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  Type elementType = resultType.getElementType();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs,
+      ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        SmallVector<Value> widened;
+        for (Value arg : args.drop_back())
+          widened.push_back(widen(nested, nestedLoc, arg));
+        Value result = body(nested, nestedLoc, widened);
+        linalg::YieldOp::create(
+            nested, nestedLoc,
+            convertScalar(nested, nestedLoc, result, elementType));
+      });
+  return generic.getResult(0);
+}
+
+AffineMap keptDimsMap(MLIRContext *context, int64_t rank,
+                      ArrayRef<int64_t> reducedDims) {
+  SmallVector<AffineExpr> kept;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    if (!llvm::is_contained(reducedDims, dim))
+      kept.push_back(getAffineDimExpr(dim, context));
+  return AffineMap::get(rank, 0, kept, context);
+}
+
+Value reduceDims(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> reducedDims, double init,
+                 ScalarFn combine) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  MLIRContext *context = b.getContext();
+  int64_t rank = inputType.getRank();
+  SmallVector<int64_t> keptShape;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    bool reduced = llvm::is_contained(reducedDims, dim);
+    if (!reduced)
+      keptShape.push_back(inputType.getDimSize(dim));
+    iterators.push_back(reduced ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+  }
+  auto accType = RankedTensorType::get(
+      keptShape, computeType(inputType.getElementType()));
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(rank, context),
+      keptDimsMap(context, rank, reducedDims)};
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{accType}, ValueRange{input},
+      ValueRange{filledTensor(b, loc, accType, init)}, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value element = widen(nested, nestedLoc, args[0]);
+        linalg::YieldOp::create(
+            nested, nestedLoc,
+            combine(nested, nestedLoc, ValueRange{args[1], element}));
+      });
+  return generic.getResult(0);
+}
+
+Value convertTensor(OpBuilder &b, Location loc, Value tensor,
+                    Type elementType) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (type.getElementType() == elementType)
+    return tensor;
+  auto resultType = type.clone(elementType);
+  int64_t rank = type.getRank();
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps(2,
+                              AffineMap::getMultiDimIdentityMap(rank, context));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, ValueRange{tensor},
+             ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               linalg::YieldOp::create(nested, nestedLoc,
+                                       convertScalar(nested, nestedLoc,
+                                                     args[0], elementType));
+             })
+      .getResult(0);
+}
+
+} // namespace mixprec::lowering

@@ -1,0 +1,71 @@
+//===- LoweringUtils.h - shared pieces of the linalg lowering ---*- C++ -*-===//
+//
+// The 16-bit semantics of ARCHITECTURE.md §4 live here, once: a 16-bit value
+// is widened to f32 when it enters a computation and rounded to nearest even
+// when the op's result is stored.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXPREC_LIB_CONVERSION_MIXPRECTOLINALG_LOWERINGUTILS_H
+#define MIXPREC_LIB_CONVERSION_MIXPRECTOLINALG_LOWERINGUTILS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mixprec::lowering {
+
+using ScalarFn = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// The type an element of `type` is computed in: f32 for every float type,
+/// the type itself otherwise.
+mlir::Type computeType(mlir::Type type);
+
+/// Widens a scalar to its compute type (exact).
+mlir::Value widen(mlir::OpBuilder &b, mlir::Location loc, mlir::Value scalar);
+
+/// Converts a scalar to `type`: float rounding is to nearest even; integers
+/// convert as signed (i1 as unsigned).
+mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value scalar, mlir::Type type);
+
+/// A scalar float constant of `type`.
+mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Type type, double value);
+
+/// `tensor.empty` of `type`.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type);
+
+/// A tensor of `type` filled with `value`.
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::RankedTensorType type, double value);
+
+/// An elementwise computation over the iteration space of `resultType`.
+/// `inputs[i]` is read through `inputMaps[i]` (identity when `inputMaps` is
+/// empty); `body` gets the widened scalars and returns a compute-type value,
+/// which is rounded to the result's element type.
+mlir::Value mapElements(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType resultType,
+                        mlir::ValueRange inputs, ScalarFn body,
+                        llvm::ArrayRef<mlir::AffineMap> inputMaps = {});
+
+/// The map from a rank-`rank` iteration space to the dims it keeps when
+/// `reducedDims` (sorted) are reduced away.
+mlir::AffineMap keptDimsMap(mlir::MLIRContext *context, int64_t rank,
+                            llvm::ArrayRef<int64_t> reducedDims);
+
+/// Reduces `input` over `reducedDims` (sorted, unique) into a tensor of the
+/// kept dims in the compute type, starting from `init`; `combine` gets
+/// (accumulator, widened element).
+mlir::Value reduceDims(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value input, llvm::ArrayRef<int64_t> reducedDims,
+                       double init, ScalarFn combine);
+
+/// Converts every element of `tensor` to `elementType` (see convertScalar).
+mlir::Value convertTensor(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value tensor, mlir::Type elementType);
+
+} // namespace mixprec::lowering
+
+#endif // MIXPREC_LIB_CONVERSION_MIXPRECTOLINALG_LOWERINGUTILS_H

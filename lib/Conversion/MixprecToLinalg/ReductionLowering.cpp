@@ -1,0 +1,12 @@
+//===- ReductionLowering.cpp ---------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "mixprec/Conversion/Passes.h"
+#include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
+
+using namespace mlir;
+using namespace mixprec;
+using namespace mixprec::lowering;
+
+void mixprec::populateReductionLoweringPatterns(RewritePatternSet &patterns) {}
