@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "mixprec/Conversion/Passes.h"
+#include "mixprec/Conversion/Pipelines.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
+#include "mixprec/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -18,6 +20,8 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mixprec::registerMixprecConversionPasses();
+  mixprec::registerCPUPipeline();
+  mixprec::registerMixprecTransformsPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mixprec::MixprecDialect>();

@@ -14,6 +14,7 @@ namespace mixprec {
 // The patterns of --convert-mixprec-to-linalg, one set per op group.
 void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateContractionLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populatePoolingLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateNormalizationLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(mlir::RewritePatternSet &patterns);

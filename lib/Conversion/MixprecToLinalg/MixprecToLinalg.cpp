@@ -49,6 +49,7 @@ struct ConvertMixprecToLinalgPass
     RewritePatternSet patterns(context);
     populateElementwiseLoweringPatterns(patterns);
     populateContractionLoweringPatterns(patterns);
+    populatePoolingLoweringPatterns(patterns);
     populateNormalizationLoweringPatterns(patterns);
     populateReductionLoweringPatterns(patterns);
     populateShapeLoweringPatterns(patterns);

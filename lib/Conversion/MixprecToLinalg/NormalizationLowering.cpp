@@ -1,12 +1,323 @@
-//===- NormalizationLowering.cpp ---------------------------------------------------===//
+//===- NormalizationLowering.cpp - softmax, log_softmax, layer/batch norm -===//
+//
+// Every statistic (max, sum, mean, variance, 1/std) is an f32 tensor over the
+// kept dims, whatever the input type; 16-bit inputs are widened as they are
+// read and the result is rounded once, when it is stored (ARCHITECTURE.md §4).
+// Variances are two-pass: sum((x - mean)^2) after the mean, never
+// E[x^2] - E[x]^2, which cancels catastrophically in f32.
+//
+//===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
 
 #include "mixprec/Conversion/Passes.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace mixprec;
 using namespace mixprec::lowering;
 
-void mixprec::populateNormalizationLoweringPatterns(RewritePatternSet &patterns) {}
+namespace {
+
+using CombineFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// The f32 type of a statistic over the dims of `shape` that `reducedDims`
+/// keeps.
+RankedTensorType statType(OpBuilder &b, ArrayRef<int64_t> shape,
+                          ArrayRef<int64_t> reducedDims) {
+  SmallVector<int64_t> kept;
+  for (auto [dim, size] : llvm::enumerate(shape))
+    if (!llvm::is_contained(reducedDims, static_cast<int64_t>(dim)))
+      kept.push_back(size);
+  return RankedTensorType::get(kept, b.getF32Type());
+}
+
+/// Reduces over `reducedDims` of a rank-`rank` iteration space that reads
+/// `inputs` through `inputMaps`, into an f32 tensor of the kept dims that
+/// starts at `init`. `combine` gets (accumulator, widened inputs...).
+Value reduceInputs(OpBuilder &b, Location loc, int64_t rank,
+                   ArrayRef<int64_t> reducedDims, ValueRange inputs,
+                   ArrayRef<AffineMap> inputMaps, RankedTensorType accType,
+                   double init, CombineFn combine) {
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(keptDimsMap(b.getContext(), rank, reducedDims));
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    iterators.push_back(llvm::is_contained(reducedDims, dim)
+                            ? utils::IteratorType::reduction
+                            : utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{accType}, inputs,
+             ValueRange{filledTensor(b, loc, accType, init)}, maps, iterators,
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               SmallVector<Value> operands{args.back()};
+               for (Value arg : args.drop_back())
+                 operands.push_back(widen(nested, nestedLoc, arg));
+               linalg::YieldOp::create(nested, nestedLoc,
+                                       combine(nested, nestedLoc, operands));
+             })
+      .getResult(0);
+}
+
+Value f32Constant(OpBuilder &b, Location loc, double value) {
+  return floatConstant(b, loc, b.getF32Type(), value);
+}
+
+Value addF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::AddFOp::create(b, loc, lhs, rhs);
+}
+Value subF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::SubFOp::create(b, loc, lhs, rhs);
+}
+Value mulF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::MulFOp::create(b, loc, lhs, rhs);
+}
+Value divF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::DivFOp::create(b, loc, lhs, rhs);
+}
+
+/// 1 / sqrt(value + eps), all in f32.
+Value inverseStd(OpBuilder &b, Location loc, Value variance, double eps) {
+  Value stddev = math::SqrtOp::create(
+      b, loc, addF(b, loc, variance, f32Constant(b, loc, eps)));
+  return divF(b, loc, f32Constant(b, loc, 1.0), stddev);
+}
+
+/// Mean and 1/sqrt(var + eps) over `reducedDims` of `input` (biased
+/// variance), plus the sum of squared deviations for callers that need the
+/// unbiased variance.
+struct Moments {
+  Value mean, invStd, squaredDeviations;
+  int64_t count;
+};
+
+Moments computeMoments(OpBuilder &b, Location loc, Value input,
+                       ArrayRef<int64_t> reducedDims, double eps) {
+  auto type = cast<RankedTensorType>(input.getType());
+  MLIRContext *context = b.getContext();
+  int64_t rank = type.getRank();
+  int64_t count = 1;
+  for (int64_t dim : reducedDims)
+    count *= type.getDimSize(dim);
+  RankedTensorType stats = statType(b, type.getShape(), reducedDims);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
+  AffineMap kept = keptDimsMap(context, rank, reducedDims);
+
+  Value sum = reduceDims(b, loc, input, reducedDims, 0.0,
+                         [](OpBuilder &b, Location loc, ValueRange args) {
+                           return addF(b, loc, args[0], args[1]);
+                         });
+  double n = static_cast<double>(count);
+  Value mean = mapElements(b, loc, stats, sum,
+                           [&](OpBuilder &b, Location loc, ValueRange args) {
+                             return divF(b, loc, args[0],
+                                         f32Constant(b, loc, n));
+                           });
+  Value squaredDeviations = reduceInputs(
+      b, loc, rank, reducedDims, {input, mean}, {identity, kept}, stats, 0.0,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        Value deviation = subF(b, loc, args[1], args[2]);
+        return addF(b, loc, args[0], mulF(b, loc, deviation, deviation));
+      });
+  Value invStd = mapElements(
+      b, loc, stats, squaredDeviations,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        return inverseStd(b, loc,
+                          divF(b, loc, args[0], f32Constant(b, loc, n)), eps);
+      });
+  return {mean, invStd, squaredDeviations, count};
+}
+
+/// (x - mean) * invStd [* scale + bias], rounded once to `resultType`.
+/// `statMap` reads mean and invStd, `affineMap` scale and bias.
+Value normalize(OpBuilder &b, Location loc, RankedTensorType resultType,
+                Value input, Value mean, Value invStd, AffineMap statMap,
+                Value scale, Value bias, AffineMap affineMap) {
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(resultType.getRank(), b.getContext());
+  SmallVector<Value> inputs{input, mean, invStd};
+  SmallVector<AffineMap> maps{identity, statMap, statMap};
+  if (scale) {
+    inputs.append({scale, bias});
+    maps.append({affineMap, affineMap});
+  }
+  return mapElements(
+      b, loc, resultType, inputs,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value normalized =
+            mulF(b, loc, subF(b, loc, args[0], args[1]), args[2]);
+        if (!scale)
+          return normalized;
+        return addF(b, loc, mulF(b, loc, normalized, args[3]), args[4]);
+      },
+      maps);
+}
+
+/// softmax: e^(x - max) / sum(e^(x - max)); log_softmax:
+/// (x - max) - log(sum(e^(x - max))). Both along `axis`.
+template <typename OpTy, bool IsLog>
+struct SoftmaxLowering : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    Value input = op.getInput();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> reduced{static_cast<int64_t>(op.getAxis())};
+    RankedTensorType stats = statType(rewriter, type.getShape(), reduced);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
+    AffineMap kept = keptDimsMap(context, rank, reduced);
+
+    // maximumf: a NaN anywhere in the row makes the whole row NaN.
+    Value max = reduceDims(rewriter, loc, input, reduced,
+                           -std::numeric_limits<double>::infinity(),
+                           [](OpBuilder &b, Location loc, ValueRange args) {
+                             return arith::MaximumFOp::create(b, loc, args[0],
+                                                              args[1]);
+                           });
+    Value sum = reduceInputs(
+        rewriter, loc, rank, reduced, {input, max}, {identity, kept}, stats,
+        0.0, [](OpBuilder &b, Location loc, ValueRange args) {
+          return addF(b, loc, args[0],
+                      math::ExpOp::create(b, loc,
+                                          subF(b, loc, args[1], args[2])));
+        });
+    Value result;
+    if (IsLog) {
+      Value logSum = mapElements(
+          rewriter, loc, stats, sum,
+          [](OpBuilder &b, Location loc, ValueRange args) -> Value {
+            return math::LogOp::create(b, loc, args[0]);
+          });
+      result = mapElements(
+          rewriter, loc, type, {input, max, logSum},
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            return subF(b, loc, subF(b, loc, args[0], args[1]), args[2]);
+          },
+          {identity, kept, kept});
+    } else {
+      result = mapElements(
+          rewriter, loc, type, {input, max, sum},
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            Value shifted = subF(b, loc, args[0], args[1]);
+            return divF(b, loc, math::ExpOp::create(b, loc, shifted),
+                        args[2]);
+          },
+          {identity, kept, kept});
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// PyTorch's F.layer_norm over dims [axis, rank): biased variance.
+struct LayerNormLowering : public OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    int64_t axis = op.getAxis();
+    SmallVector<int64_t> reduced;
+    SmallVector<AffineExpr> normalizedDims;
+    for (int64_t dim = axis; dim < rank; ++dim) {
+      reduced.push_back(dim);
+      normalizedDims.push_back(getAffineDimExpr(dim, context));
+    }
+    Moments moments = computeMoments(rewriter, loc, op.getInput(), reduced,
+                                     op.getEps().convertToDouble());
+    rewriter.replaceOp(
+        op, normalize(rewriter, loc, type, op.getInput(), moments.mean,
+                      moments.invStd, keptDimsMap(context, rank, reduced),
+                      op.getScale(), op.getBias(),
+                      AffineMap::get(rank, 0, normalizedDims, context)));
+    return success();
+  }
+};
+
+/// PyTorch's F.batch_norm on [N, C] or [N, C, H, W], statistics per channel.
+struct BatchNormLowering : public OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    RankedTensorType type = op.getResult().getType();
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> reduced{0};
+    for (int64_t dim = 2; dim < rank; ++dim)
+      reduced.push_back(dim);
+    AffineMap channel =
+        AffineMap::get(rank, 0, getAffineDimExpr(1, context), context);
+    double eps = op.getEps().convertToDouble();
+    Value runningMean = op.getRunningMean();
+    Value runningVar = op.getRunningVar();
+    auto stats = cast<RankedTensorType>(runningMean.getType());
+
+    if (!op.getTraining()) {
+      // Inference: normalize with the running statistics, return them as is.
+      Value invStd = mapElements(
+          rewriter, loc, stats, runningVar,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            return inverseStd(b, loc, args[0], eps);
+          });
+      Value result = normalize(rewriter, loc, type, op.getInput(),
+                               runningMean, invStd, channel, op.getScale(),
+                               op.getBias(), channel);
+      rewriter.replaceOp(op, {result, runningMean, runningVar});
+      return success();
+    }
+
+    Moments moments =
+        computeMoments(rewriter, loc, op.getInput(), reduced, eps);
+    Value result = normalize(rewriter, loc, type, op.getInput(), moments.mean,
+                             moments.invStd, channel, op.getScale(),
+                             op.getBias(), channel);
+
+    // running = (1 - momentum) * running + momentum * batch statistic; the
+    // variance is unbiased, sum((x - mean)^2) / (n - 1). With n = 1 that is
+    // 0 / 0 = NaN (PyTorch refuses to train on one value per channel).
+    double momentum = op.getMomentum().convertToDouble();
+    auto update = [&](OpBuilder &b, Location loc, Value running,
+                      Value batch) {
+      return addF(b, loc,
+                  mulF(b, loc, f32Constant(b, loc, 1.0 - momentum), running),
+                  mulF(b, loc, f32Constant(b, loc, momentum), batch));
+    };
+    Value meanOut = mapElements(
+        rewriter, loc, stats, {runningMean, moments.mean},
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return update(b, loc, args[0], args[1]);
+        });
+    double denominator = static_cast<double>(moments.count - 1);
+    Value varOut = mapElements(
+        rewriter, loc, stats, {runningVar, moments.squaredDeviations},
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value unbiased =
+              divF(b, loc, args[1], f32Constant(b, loc, denominator));
+          return update(b, loc, args[0], unbiased);
+        });
+    rewriter.replaceOp(op, {result, meanOut, varOut});
+    return success();
+  }
+};
+
+} // namespace
+
+void mixprec::populateNormalizationLoweringPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<SoftmaxLowering<SoftmaxOp, false>,
+               SoftmaxLowering<LogSoftmaxOp, true>, LayerNormLowering,
+               BatchNormLowering>(patterns.getContext());
+}

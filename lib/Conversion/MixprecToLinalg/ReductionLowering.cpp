@@ -1,12 +1,282 @@
-//===- ReductionLowering.cpp ---------------------------------------------------===//
+//===- ReductionLowering.cpp - reductions, losses, all_finite -------------===//
+//
+// Sums accumulate in f32 whatever the input type and are rounded once to the
+// result type (ARCHITECTURE.md §4); the maximum is exact in any type and
+// propagates NaN. Nothing here depends on fast-math: all_finite must see
+// every Inf and NaN.
+//
+//===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
 
 #include "mixprec/Conversion/Passes.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+#include <numeric>
+
 using namespace mlir;
 using namespace mixprec;
 using namespace mixprec::lowering;
 
-void mixprec::populateReductionLoweringPatterns(RewritePatternSet &patterns) {}
+namespace {
+
+using CombineFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// Reduces over `reducedDims` of a rank-`rank` iteration space that reads
+/// `inputs` through `inputMaps`, into a tensor of `accType` (the kept dims)
+/// that starts at `init`. `combine` gets (accumulator, widened inputs...).
+Value reduceInputs(OpBuilder &b, Location loc, int64_t rank,
+                   ArrayRef<int64_t> reducedDims, ValueRange inputs,
+                   ArrayRef<AffineMap> inputMaps, Value init,
+                   CombineFn combine) {
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(keptDimsMap(b.getContext(), rank, reducedDims));
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    iterators.push_back(llvm::is_contained(reducedDims, dim)
+                            ? utils::IteratorType::reduction
+                            : utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+             iterators,
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               SmallVector<Value> operands{args.back()};
+               for (Value arg : args.drop_back())
+                 operands.push_back(widen(nested, nestedLoc, arg));
+               linalg::YieldOp::create(nested, nestedLoc,
+                                       combine(nested, nestedLoc, operands));
+             })
+      .getResult(0);
+}
+
+/// Every dim of a rank-`rank` tensor.
+SmallVector<int64_t> allDims(int64_t rank) {
+  SmallVector<int64_t> dims(rank);
+  std::iota(dims.begin(), dims.end(), 0);
+  return dims;
+}
+
+Value f32Constant(OpBuilder &b, Location loc, double value) {
+  return floatConstant(b, loc, b.getF32Type(), value);
+}
+
+Value addF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::AddFOp::create(b, loc, lhs, rhs);
+}
+Value subF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::SubFOp::create(b, loc, lhs, rhs);
+}
+
+Value sumCombine(OpBuilder &b, Location loc, ValueRange args) {
+  return addF(b, loc, args[0], args[1]);
+}
+
+Value maxCombine(OpBuilder &b, Location loc, ValueRange args) {
+  // maximumf, not maxnumf: NaN wins, as in torch.amax.
+  return arith::MaximumFOp::create(b, loc, args[0], args[1]);
+}
+
+/// An f32 accumulator of the reduction into `resultType` (the 0-d tensor of
+/// a loss): divided by `count` for a mean, rounded once to the result type.
+Value finishScalar(OpBuilder &b, Location loc, Value accumulator,
+                   RankedTensorType resultType, bool mean, double count) {
+  if (!mean)
+    return convertTensor(b, loc, accumulator, resultType.getElementType());
+  return mapElements(b, loc, resultType, accumulator,
+                     [&](OpBuilder &b, Location loc, ValueRange args) {
+                       return arith::DivFOp::create(
+                           b, loc, args[0], f32Constant(b, loc, count));
+                     });
+}
+
+enum class ReduceKind { Sum, Mean, Max };
+
+/// reduce_sum / reduce_mean / reduce_max over `dims`; with `keepdim` the
+/// reduced tensor is expanded with unit dims where `dims` were.
+template <typename OpTy, ReduceKind Kind>
+struct ReduceLowering : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    ArrayRef<int64_t> dims = op.getDims();
+    RankedTensorType resultType = op.getType();
+    Type elementType = resultType.getElementType();
+
+    Value accumulator =
+        Kind == ReduceKind::Max
+            ? reduceDims(rewriter, loc, input, dims,
+                         -std::numeric_limits<double>::infinity(), maxCombine)
+            : reduceDims(rewriter, loc, input, dims, 0.0, sumCombine);
+    auto accType = cast<RankedTensorType>(accumulator.getType());
+    Value result;
+    if (Kind == ReduceKind::Mean) {
+      int64_t count = 1;
+      for (int64_t dim : dims)
+        count *= inputType.getDimSize(dim);
+      result = mapElements(
+          rewriter, loc, accType.clone(elementType), accumulator,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            return arith::DivFOp::create(
+                b, loc, args[0],
+                f32Constant(b, loc, static_cast<double>(count)));
+          });
+    } else {
+      result = convertTensor(rewriter, loc, accumulator, elementType);
+    }
+
+    if (op.getKeepdim()) {
+      // Each kept dim takes the reduced dims before it; trailing reduced dims
+      // join the last kept one. A full reduction expands a 0-d tensor (no
+      // groups).
+      SmallVector<ReassociationIndices> groups;
+      ReassociationIndices current;
+      for (int64_t dim = 0; dim < inputType.getRank(); ++dim) {
+        current.push_back(dim);
+        if (!llvm::is_contained(dims, dim)) {
+          groups.push_back(current);
+          current.clear();
+        }
+      }
+      if (!groups.empty())
+        groups.back().append(current.begin(), current.end());
+      result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, result,
+                                             groups);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Mean (or sum) over rows of -log_softmax(logits)[n, labels[n]]
+/// = log(sum_c e^(x[n, c] - max_n)) - (x[n, labels[n]] - max_n).
+struct SoftmaxCrossEntropyLowering
+    : public OpRewritePattern<SoftmaxCrossEntropyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxCrossEntropyOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    Value logits = op.getLogits();
+    Value labels = op.getLabels();
+    auto logitsType = cast<RankedTensorType>(logits.getType());
+    int64_t rows = logitsType.getDimSize(0);
+    auto rowType = RankedTensorType::get({rows}, rewriter.getF32Type());
+    auto scalarType = RankedTensorType::get({}, rewriter.getF32Type());
+
+    Value max = reduceDims(rewriter, loc, logits, {1},
+                           -std::numeric_limits<double>::infinity(),
+                           maxCombine);
+    AffineMap rowMap = keptDimsMap(context, 2, {1});
+    Value sum = reduceInputs(
+        rewriter, loc, 2, {1}, {logits, max},
+        {AffineMap::getMultiDimIdentityMap(2, context), rowMap},
+        filledTensor(rewriter, loc, rowType, 0.0),
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          Value shifted = subF(b, loc, args[1], args[2]);
+          return addF(b, loc, args[0], math::ExpOp::create(b, loc, shifted));
+        });
+
+    // One loop over the rows gathers the labelled logit and sums the losses.
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
+    Value total = reduceInputs(
+        rewriter, loc, 1, {0}, {labels, max, sum},
+        {identity, identity, identity},
+        filledTensor(rewriter, loc, scalarType, 0.0),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value row = linalg::IndexOp::create(b, loc, 0);
+          Value column = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                    args[1]);
+          Value picked = widen(
+              b, loc,
+              tensor::ExtractOp::create(b, loc, logits, ValueRange{row, column}));
+          Value loss = subF(b, loc, math::LogOp::create(b, loc, args[3]),
+                            subF(b, loc, picked, args[2]));
+          return addF(b, loc, args[0], loss);
+        });
+    rewriter.replaceOp(op, finishScalar(rewriter, loc, total, op.getType(),
+                                        op.getReduction() == Reduction::Mean,
+                                        static_cast<double>(rows)));
+    return success();
+  }
+};
+
+/// Mean (or sum) of (input - target)^2 over every element.
+struct MseLowering : public OpRewritePattern<MseOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MseOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = inputType.getRank();
+    AffineMap identity =
+        AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
+    Value total = reduceInputs(
+        rewriter, loc, rank, allDims(rank), {op.getInput(), op.getTarget()},
+        {identity, identity},
+        filledTensor(rewriter, loc,
+                     RankedTensorType::get({}, rewriter.getF32Type()), 0.0),
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          Value difference = subF(b, loc, args[1], args[2]);
+          return addF(b, loc, args[0],
+                      arith::MulFOp::create(b, loc, difference, difference));
+        });
+    rewriter.replaceOp(
+        op, finishScalar(rewriter, loc, total, op.getType(),
+                         op.getReduction() == Reduction::Mean,
+                         static_cast<double>(inputType.getNumElements())));
+    return success();
+  }
+};
+
+/// true iff |x| < +inf (ordered) for every element of every input: the
+/// ordered comparison is false for NaN as well as for +-Inf.
+struct AllFiniteLowering : public OpRewritePattern<AllFiniteOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AllFiniteOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value init = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getBoolAttr(true));
+    Value result =
+        linalg::FillOp::create(
+            rewriter, loc, init,
+            emptyTensor(rewriter, loc, op.getType()))
+            .getResult(0);
+    // One reduction per input, chained through the accumulator.
+    for (Value input : op.getInputs()) {
+      int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+      result = reduceInputs(
+          rewriter, loc, rank, allDims(rank), input,
+          AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()),
+          result, [](OpBuilder &b, Location loc, ValueRange args) -> Value {
+            Value inf = f32Constant(b, loc,
+                                    std::numeric_limits<double>::infinity());
+            Value finite = arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::OLT,
+                math::AbsFOp::create(b, loc, args[1]), inf);
+            return arith::AndIOp::create(b, loc, args[0], finite);
+          });
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mixprec::populateReductionLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReduceLowering<ReduceSumOp, ReduceKind::Sum>,
+               ReduceLowering<ReduceMeanOp, ReduceKind::Mean>,
+               ReduceLowering<ReduceMaxOp, ReduceKind::Max>,
+               SoftmaxCrossEntropyLowering, MseLowering, AllFiniteLowering>(
+      patterns.getContext());
+}

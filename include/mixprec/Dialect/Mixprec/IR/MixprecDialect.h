@@ -8,4 +8,10 @@
 
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h.inc"
 
+namespace mixprec {
+/// Names a function argument or result in a compiled model's ABI: the
+/// parameter or buffer it carries (see --mixprec-expose-state).
+constexpr llvm::StringLiteral kABINameAttr = "mixprec.abi_name";
+} // namespace mixprec
+
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECDIALECT_H

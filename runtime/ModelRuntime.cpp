@@ -1,0 +1,146 @@
+//===- ModelRuntime.cpp - the C ABI every compiled model exports ----------===//
+//
+// Linked into each compiled model. It uses the C library only (no C++
+// runtime, no exceptions), so a model needs nothing but libc and libm.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelEntries.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+thread_local char lastError[512];
+
+mixprec_status fail(mixprec_status status, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(lastError, sizeof(lastError), format, args);
+  va_end(args);
+  return status;
+}
+
+/// Checks one tensor against its spec; `role` is "input" or "output".
+mixprec_status checkTensor(const char *function, const char *role,
+                           int32_t index, const mixprec_tensor &tensor,
+                           const mixprec_tensor_spec &spec) {
+  if (tensor.dtype != spec.dtype)
+    return fail(MIXPREC_INVALID_ARGUMENT,
+                "%s: %s %d ('%s') must be %s, got %s", function, role, index,
+                spec.name, mixprec_dtype_name(spec.dtype),
+                mixprec_dtype_name(tensor.dtype));
+  if (tensor.rank != spec.rank)
+    return fail(MIXPREC_INVALID_ARGUMENT,
+                "%s: %s %d ('%s') must have rank %d, got %d", function, role,
+                index, spec.name, spec.rank, tensor.rank);
+  if (tensor.rank > 0 && !tensor.shape)
+    return fail(MIXPREC_INVALID_ARGUMENT, "%s: %s %d ('%s') has no shape",
+                function, role, index, spec.name);
+  for (int32_t dim = 0; dim < spec.rank; ++dim)
+    if (tensor.shape[dim] != spec.shape[dim])
+      return fail(MIXPREC_INVALID_ARGUMENT,
+                  "%s: %s %d ('%s') dim %d must be %lld, got %lld", function,
+                  role, index, spec.name, dim, (long long)spec.shape[dim],
+                  (long long)tensor.shape[dim]);
+  if (!tensor.data)
+    return fail(MIXPREC_INVALID_ARGUMENT, "%s: %s %d ('%s') has no data",
+                function, role, index, spec.name);
+  return MIXPREC_OK;
+}
+
+const mixprec_model_entry *findEntry(const char *name) {
+  if (!name)
+    return nullptr;
+  for (int32_t i = 0; i < mixprec_model_num_entries; ++i)
+    if (std::strcmp(mixprec_model_entries[i].function.name, name) == 0)
+      return &mixprec_model_entries[i];
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+int32_t mixprec_abi_version(void) { return MIXPREC_ABI_VERSION; }
+
+int32_t mixprec_num_functions(void) { return mixprec_model_num_entries; }
+
+const mixprec_function *mixprec_function_at(int32_t index) {
+  if (index < 0 || index >= mixprec_model_num_entries)
+    return nullptr;
+  return &mixprec_model_entries[index].function;
+}
+
+const mixprec_function *mixprec_find_function(const char *name) {
+  const mixprec_model_entry *entry = findEntry(name);
+  return entry ? &entry->function : nullptr;
+}
+
+mixprec_status mixprec_call(const char *name, const mixprec_tensor *inputs,
+                            int32_t num_inputs, const mixprec_tensor *outputs,
+                            int32_t num_outputs) {
+  const mixprec_model_entry *entry = findEntry(name);
+  if (!entry)
+    return fail(MIXPREC_NOT_FOUND, "no function named '%s'",
+                name ? name : "(null)");
+  const mixprec_function &function = entry->function;
+  if (num_inputs != function.num_inputs || num_outputs != function.num_outputs)
+    return fail(MIXPREC_INVALID_ARGUMENT,
+                "%s: expects %d inputs and %d outputs, got %d and %d",
+                function.name, function.num_inputs, function.num_outputs,
+                num_inputs, num_outputs);
+  if ((num_inputs > 0 && !inputs) || (num_outputs > 0 && !outputs))
+    return fail(MIXPREC_INVALID_ARGUMENT, "%s: null tensor array",
+                function.name);
+  for (int32_t i = 0; i < num_inputs; ++i)
+    if (mixprec_status status = checkTensor(function.name, "input", i,
+                                            inputs[i], function.inputs[i]))
+      return status;
+  for (int32_t i = 0; i < num_outputs; ++i)
+    if (mixprec_status status = checkTensor(function.name, "output", i,
+                                            outputs[i], function.outputs[i]))
+      return status;
+  entry->invoke(inputs, outputs);
+  return MIXPREC_OK;
+}
+
+const char *mixprec_last_error(void) { return lastError; }
+
+size_t mixprec_dtype_size(mixprec_dtype dtype) {
+  switch (dtype) {
+  case MIXPREC_F32:
+  case MIXPREC_I32:
+    return 4;
+  case MIXPREC_F16:
+  case MIXPREC_BF16:
+    return 2;
+  case MIXPREC_I64:
+    return 8;
+  case MIXPREC_BOOL:
+    return 1;
+  }
+  return 0;
+}
+
+const char *mixprec_dtype_name(mixprec_dtype dtype) {
+  switch (dtype) {
+  case MIXPREC_F32:
+    return "f32";
+  case MIXPREC_F16:
+    return "f16";
+  case MIXPREC_BF16:
+    return "bf16";
+  case MIXPREC_I32:
+    return "i32";
+  case MIXPREC_I64:
+    return "i64";
+  case MIXPREC_BOOL:
+    return "bool";
+  }
+  return "unknown";
+}
+
+} // extern "C"

@@ -1,0 +1,227 @@
+//===- mixprec-compile.cpp - a mixprec model to a native library ----------===//
+//
+//   mixprec-compile model.mlir --target=cpu -o libmodel.so
+//
+// lowers every public function of the model, emits an optimized object file,
+// generates the C ABI over it (mixprec/Runtime/mixprec.h) and links a shared
+// library that needs only libc, libm and libgcc. A header describing the
+// model's functions is written next to the library.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mixprec/Conversion/Passes.h"
+#include "mixprec/Conversion/Pipelines.h"
+#include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
+#include "mixprec/Target/CPU/ModelABI.h"
+#include "mixprec/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<model.mlir>"),
+                                      cl::init("-"));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::value_desc("path"),
+                                       cl::init("libmodel.so"));
+static cl::opt<std::string>
+    target("target", cl::desc("Backend: cpu (cuda: not available yet)"),
+           cl::init("cpu"));
+static cl::opt<std::string>
+    arch("arch", cl::desc("GPU architecture for --target=cuda"),
+         cl::init(""));
+enum class Emit { Library, Object, LLVMIR, MLIR };
+static cl::opt<Emit> emit(
+    "emit", cl::desc("What to write"), cl::init(Emit::Library),
+    cl::values(clEnumValN(Emit::Library, "library", "a shared library"),
+               clEnumValN(Emit::Object, "object", "the model's object file"),
+               clEnumValN(Emit::LLVMIR, "llvm", "optimized LLVM IR"),
+               clEnumValN(Emit::MLIR, "mlir", "the lowered LLVM dialect")));
+static cl::opt<std::string>
+    cpu("cpu", cl::desc("CPU to generate code for (native: this machine)"),
+        cl::init("native"));
+static cl::opt<bool> vectorize("vectorize",
+                               cl::desc("Tile and vectorize contractions"),
+                               cl::init(true));
+static cl::opt<std::string>
+    headerFile("header", cl::desc("Header to write (default: beside -o)"),
+               cl::init(""));
+static cl::opt<std::string>
+    cCompiler("cc", cl::desc("C compiler that links the library"),
+              cl::init("cc"));
+
+static int fail(const Twine &message) {
+  llvm::errs() << "mixprec-compile: error: " << message << "\n";
+  return 1;
+}
+
+/// Compiles the generated ABI source and links it with the model's object
+/// and the model runtime into `output`.
+static int linkLibrary(StringRef objectPath, StringRef abiSource,
+                       StringRef output, StringRef workDir) {
+  SmallString<128> abiPath(workDir);
+  llvm::sys::path::append(abiPath, "model_abi.c");
+  std::string error;
+  auto abiFile = openOutputFile(abiPath, &error);
+  if (!abiFile)
+    return fail(error);
+  abiFile->os() << abiSource;
+  abiFile->keep();
+  abiFile.reset();
+
+  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName(cCompiler);
+  if (!cc)
+    return fail("cannot find the C compiler '" + cCompiler + "'");
+  SmallVector<StringRef> args = {*cc,
+                                 "-shared",
+                                 "-fPIC",
+                                 "-O2",
+                                 "-I" MIXPREC_INCLUDE_DIR,
+                                 "-I" MIXPREC_RUNTIME_SOURCE_DIR,
+                                 "-o",
+                                 output,
+                                 objectPath,
+                                 abiPath,
+                                 // The runtime defines the exported ABI.
+                                 "-Wl,--whole-archive",
+                                 MIXPREC_MODEL_RUNTIME_LIBRARY,
+                                 "-Wl,--no-whole-archive",
+                                 "-lm"};
+  int status = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0,
+                                         &error);
+  if (status != 0)
+    return fail("linking " + output + " failed" +
+                (error.empty() ? "" : ": " + error));
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "mixprec-compile: a model to a native library\n");
+
+  // Options are checked before any work is done.
+  if (target == "cuda")
+    return fail("--target=cuda is not available in this version; use "
+                "--target=cpu");
+  if (target != "cpu")
+    return fail("unknown --target '" + target + "' (expected cpu or cuda)");
+  if (!arch.empty())
+    return fail("--arch applies to --target=cuda only");
+
+  // The CPU pipeline is assembled from upstream passes by name.
+  registerAllPasses();
+  DialectRegistry registry;
+  registry.insert<mixprec::MixprecDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  MLIRContext context(registry);
+
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  sourceMgr->AddNewSourceBuffer(std::move(file), SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(*sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  // The ABI is the signature once state is arguments and results.
+  PassManager exposeState(&context);
+  exposeState.addPass(mixprec::createMixprecExposeState());
+  if (failed(exposeState.run(*module)))
+    return 1;
+  FailureOr<std::vector<mixprec::FunctionSignature>> signatures =
+      mixprec::collectSignatures(*module);
+  if (failed(signatures))
+    return 1;
+  for (auto function : module->getOps<func::FuncOp>()) {
+    if (!function.isPublic() || function.isExternal())
+      continue;
+    function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                      UnitAttr::get(&context));
+    // The names now live in the ABI tables; LLVM has no use for them.
+    for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+      function.removeArgAttr(i, mixprec::kABINameAttr);
+    for (unsigned i = 0, e = function.getNumResults(); i < e; ++i)
+      function.removeResultAttr(
+          i, StringAttr::get(&context, mixprec::kABINameAttr));
+  }
+
+  PassManager pm(&context);
+  mixprec::CPUPipelineOptions options;
+  options.vectorize = vectorize;
+  mixprec::buildCPUPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return 1;
+
+  if (emit == Emit::MLIR) {
+    auto output = openOutputFile(outputFile, &error);
+    if (!output)
+      return fail(error);
+    module->print(output->os());
+    output->keep();
+    return 0;
+  }
+  if (emit == Emit::LLVMIR) {
+    FailureOr<std::string> ir = mixprec::emitLLVMIR(*module, cpu);
+    if (failed(ir))
+      return 1;
+    auto output = openOutputFile(outputFile, &error);
+    if (!output)
+      return fail(error);
+    output->os() << *ir;
+    output->keep();
+    return 0;
+  }
+  if (emit == Emit::Object)
+    return failed(mixprec::emitObjectFile(*module, cpu, outputFile)) ? 1 : 0;
+
+  SmallString<128> workDir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("mixprec-compile", workDir))
+    return fail("cannot create a temporary directory: " + ec.message());
+  SmallString<128> objectPath(workDir);
+  llvm::sys::path::append(objectPath, "model.o");
+  int status = failed(mixprec::emitObjectFile(*module, cpu, objectPath))
+                   ? 1
+                   : linkLibrary(objectPath,
+                                 mixprec::emitABISource(*signatures),
+                                 outputFile, workDir);
+  llvm::sys::fs::remove_directories(workDir);
+  if (status != 0)
+    return status;
+
+  SmallString<128> header(headerFile);
+  if (header.empty()) {
+    header = outputFile;
+    llvm::sys::path::replace_extension(header, ".h");
+  }
+  auto headerOutput = openOutputFile(header, &error);
+  if (!headerOutput)
+    return fail(error);
+  headerOutput->os() << mixprec::emitABIHeader(
+      *signatures, llvm::sys::path::stem(outputFile));
+  headerOutput->keep();
+  return 0;
+}
