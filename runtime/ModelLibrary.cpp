@@ -18,8 +18,11 @@ bool lookup(void *handle, const char *symbol, FnPtr &fn, std::string &error) {
 
 std::unique_ptr<ModelLibrary> ModelLibrary::open(const std::string &path,
                                                  std::string &error) {
+  // A bare file name means this directory, not the library search path.
+  std::string file =
+      path.find('/') == std::string::npos ? "./" + path : path;
   // RTLD_LOCAL: every model exports the same ABI symbols.
-  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *message = dlerror();
     error = message ? message : path + ": cannot load";

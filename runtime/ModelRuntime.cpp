@@ -109,38 +109,4 @@ mixprec_status mixprec_call(const char *name, const mixprec_tensor *inputs,
 
 const char *mixprec_last_error(void) { return lastError; }
 
-size_t mixprec_dtype_size(mixprec_dtype dtype) {
-  switch (dtype) {
-  case MIXPREC_F32:
-  case MIXPREC_I32:
-    return 4;
-  case MIXPREC_F16:
-  case MIXPREC_BF16:
-    return 2;
-  case MIXPREC_I64:
-    return 8;
-  case MIXPREC_BOOL:
-    return 1;
-  }
-  return 0;
-}
-
-const char *mixprec_dtype_name(mixprec_dtype dtype) {
-  switch (dtype) {
-  case MIXPREC_F32:
-    return "f32";
-  case MIXPREC_F16:
-    return "f16";
-  case MIXPREC_BF16:
-    return "bf16";
-  case MIXPREC_I32:
-    return "i32";
-  case MIXPREC_I64:
-    return "i64";
-  case MIXPREC_BOOL:
-    return "bool";
-  }
-  return "unknown";
-}
-
 } // extern "C"

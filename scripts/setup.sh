@@ -8,7 +8,8 @@ MIXPREC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MIXPREC_BUILD=${MIXPREC_BUILD:-$MIXPREC_ROOT/build}
 LLVM_PREFIX=/usr/lib/llvm-22
 PACKAGES=(cmake ninja-build g++ libgtest-dev
-          llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools)
+          llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+          python3-numpy python3-pytest python3-torch python3-sklearn)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -2,6 +2,7 @@
 import json
 import pathlib
 import sys
+import xml.etree.ElementTree as ElementTree
 
 LIT_PASS = {"PASS", "XFAIL"}
 LIT_SKIP = {"UNSUPPORTED", "SKIPPED", "EXCLUDED"}
@@ -26,16 +27,32 @@ def gtest_counts(report):
     return total - failed, failed, skipped
 
 
+def pytest_counts(report):
+    passed = failed = skipped = 0
+    for case in report.iter("testcase"):
+        if case.find("failure") is not None or case.find("error") is not None:
+            failed += 1
+        elif case.find("skipped") is not None:
+            skipped += 1
+        else:
+            passed += 1
+    return passed, failed, skipped
+
+
 def main(results_dir):
     passed = failed = skipped = 0
-    suites = {"lit.json": lit_counts, "unittests.json": gtest_counts}
+    suites = {"lit.json": lambda p: lit_counts(json.loads(p.read_text())),
+              "unittests.json":
+                  lambda p: gtest_counts(json.loads(p.read_text())),
+              "pytest.xml":
+                  lambda p: pytest_counts(ElementTree.parse(p).getroot())}
     for name, count in suites.items():
         path = pathlib.Path(results_dir) / name
         if not path.exists():
             print(f"missing results: {name}", file=sys.stderr)
             failed += 1
             continue
-        p, f, s = count(json.loads(path.read_text()))
+        p, f, s = count(path)
         passed, failed, skipped = passed + p, failed + f, skipped + s
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0

@@ -16,5 +16,10 @@ echo "== lit suite"
 "$LLVM_PREFIX/bin/lit" -sv -o "$results/lit.json" "$MIXPREC_BUILD/test" ||
   status=1
 
+echo "== integration tests (CPU backend against PyTorch)"
+MIXPREC_BUILD=$MIXPREC_BUILD /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+  --junitxml="$results/pytest.xml" "$MIXPREC_ROOT/test/Integration" ||
+  status=1
+
 /usr/bin/python3 "$MIXPREC_ROOT/scripts/summarize.py" "$results" || status=1
 exit $status

@@ -129,6 +129,7 @@ int main(int argc, char **argv) {
 
   // The CPU pipeline is assembled from upstream passes by name.
   registerAllPasses();
+  mixprec::registerMixprecConversionPasses();
   DialectRegistry registry;
   registry.insert<mixprec::MixprecDialect>();
   registerAllDialects(registry);

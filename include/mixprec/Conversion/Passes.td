@@ -43,4 +43,24 @@ def ConvertMixprecToLinalg : Pass<"convert-mixprec-to-linalg",
   ];
 }
 
+def MixprecCopiesToLoops : Pass<"mixprec-copies-to-loops"> {
+  let summary = "Turn memref.copy into linalg.copy";
+  let description = [{
+    Bufferization copies into strided views (for example when a
+    `tensor.pad` is materialized). `finalize-memref-to-llvm` lowers such a
+    `memref.copy` to a call to `memrefCopy` from MLIR's C runner utilities,
+    which compiled models must not depend on. As `linalg.copy`, the copy
+    becomes a loop nest instead.
+
+    ```mlir
+    memref.copy %src, %view : memref<8x8xf32> to memref<8x8xf32, strided<[10, 1], offset: 11>>
+    ```
+    becomes
+    ```mlir
+    linalg.copy ins(%src : memref<8x8xf32>) outs(%view : memref<8x8xf32, strided<[10, 1], offset: 11>>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // MIXPREC_CONVERSION_PASSES_TD

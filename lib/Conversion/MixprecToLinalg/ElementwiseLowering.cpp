@@ -92,7 +92,10 @@ Value ElementwiseLowering<SqrtOp>::compute(SqrtOp, OpBuilder &b, Location loc,
 template <>
 Value ElementwiseLowering<RsqrtOp>::compute(RsqrtOp, OpBuilder &b,
                                             Location loc, ValueRange args) {
-  return math::RsqrtOp::create(b, loc, args[0]);
+  // 1 / sqrt(x), as PyTorch computes it (libm has no rsqrtf).
+  return arith::DivFOp::create(b, loc,
+                               floatConstant(b, loc, b.getF32Type(), 1.0),
+                               math::SqrtOp::create(b, loc, args[0]));
 }
 template <>
 Value ElementwiseLowering<TanhOp>::compute(TanhOp, OpBuilder &b, Location loc,

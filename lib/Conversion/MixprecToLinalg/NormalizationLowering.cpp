@@ -40,12 +40,13 @@ RankedTensorType statType(OpBuilder &b, ArrayRef<int64_t> shape,
 }
 
 /// Reduces over `reducedDims` of a rank-`rank` iteration space that reads
-/// `inputs` through `inputMaps`, into an f32 tensor of the kept dims that
-/// starts at `init`. `combine` gets (accumulator, widened inputs...).
+/// `inputs` through `inputMaps`, into `init` (a tensor of the kept dims).
+/// `combine` gets (accumulator, widened inputs...). ReductionLowering.cpp has
+/// the same helper: LoweringUtils' reduceDims reads a single input.
 Value reduceInputs(OpBuilder &b, Location loc, int64_t rank,
                    ArrayRef<int64_t> reducedDims, ValueRange inputs,
-                   ArrayRef<AffineMap> inputMaps, RankedTensorType accType,
-                   double init, CombineFn combine) {
+                   ArrayRef<AffineMap> inputMaps, Value init,
+                   CombineFn combine) {
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(keptDimsMap(b.getContext(), rank, reducedDims));
   SmallVector<utils::IteratorType> iterators;
@@ -54,8 +55,8 @@ Value reduceInputs(OpBuilder &b, Location loc, int64_t rank,
                             ? utils::IteratorType::reduction
                             : utils::IteratorType::parallel);
   return linalg::GenericOp::create(
-             b, loc, TypeRange{accType}, inputs,
-             ValueRange{filledTensor(b, loc, accType, init)}, maps, iterators,
+             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+             iterators,
              [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
                SmallVector<Value> operands{args.back()};
                for (Value arg : args.drop_back())
@@ -115,13 +116,13 @@ Moments computeMoments(OpBuilder &b, Location loc, Value input,
                            return addF(b, loc, args[0], args[1]);
                          });
   double n = static_cast<double>(count);
-  Value mean = mapElements(b, loc, stats, sum,
-                           [&](OpBuilder &b, Location loc, ValueRange args) {
-                             return divF(b, loc, args[0],
-                                         f32Constant(b, loc, n));
-                           });
+  Value mean = mapElements(
+      b, loc, stats, sum, [&](OpBuilder &b, Location loc, ValueRange args) {
+        return divF(b, loc, args[0], f32Constant(b, loc, n));
+      });
   Value squaredDeviations = reduceInputs(
-      b, loc, rank, reducedDims, {input, mean}, {identity, kept}, stats, 0.0,
+      b, loc, rank, reducedDims, {input, mean}, {identity, kept},
+      filledTensor(b, loc, stats, 0.0),
       [](OpBuilder &b, Location loc, ValueRange args) {
         Value deviation = subF(b, loc, args[1], args[2]);
         return addF(b, loc, args[0], mulF(b, loc, deviation, deviation));
@@ -129,8 +130,8 @@ Moments computeMoments(OpBuilder &b, Location loc, Value input,
   Value invStd = mapElements(
       b, loc, stats, squaredDeviations,
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        return inverseStd(b, loc,
-                          divF(b, loc, args[0], f32Constant(b, loc, n)), eps);
+        return inverseStd(b, loc, divF(b, loc, args[0], f32Constant(b, loc, n)),
+                          eps);
       });
   return {mean, invStd, squaredDeviations, count};
 }
@@ -178,39 +179,38 @@ struct SoftmaxLowering : public OpRewritePattern<OpTy> {
     AffineMap kept = keptDimsMap(context, rank, reduced);
 
     // maximumf: a NaN anywhere in the row makes the whole row NaN.
-    Value max = reduceDims(rewriter, loc, input, reduced,
-                           -std::numeric_limits<double>::infinity(),
-                           [](OpBuilder &b, Location loc, ValueRange args) {
-                             return arith::MaximumFOp::create(b, loc, args[0],
-                                                              args[1]);
-                           });
-    Value sum = reduceInputs(
-        rewriter, loc, rank, reduced, {input, max}, {identity, kept}, stats,
-        0.0, [](OpBuilder &b, Location loc, ValueRange args) {
-          return addF(b, loc, args[0],
-                      math::ExpOp::create(b, loc,
-                                          subF(b, loc, args[1], args[2])));
+    Value max = reduceDims(
+        rewriter, loc, input, reduced, -std::numeric_limits<double>::infinity(),
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          return arith::MaximumFOp::create(b, loc, args[0], args[1]);
         });
+    Value sum =
+        reduceInputs(rewriter, loc, rank, reduced, {input, max},
+                     {identity, kept}, filledTensor(rewriter, loc, stats, 0.0),
+                     [](OpBuilder &b, Location loc, ValueRange args) {
+                       return addF(b, loc, args[0],
+                                   math::ExpOp::create(
+                                       b, loc, subF(b, loc, args[1], args[2])));
+                     });
     Value result;
     if (IsLog) {
-      Value logSum = mapElements(
-          rewriter, loc, stats, sum,
-          [](OpBuilder &b, Location loc, ValueRange args) -> Value {
-            return math::LogOp::create(b, loc, args[0]);
-          });
-      result = mapElements(
-          rewriter, loc, type, {input, max, logSum},
-          [](OpBuilder &b, Location loc, ValueRange args) {
-            return subF(b, loc, subF(b, loc, args[0], args[1]), args[2]);
-          },
-          {identity, kept, kept});
+      Value logSum =
+          mapElements(rewriter, loc, stats, sum,
+                      [](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                        return math::LogOp::create(b, loc, args[0]);
+                      });
+      result = mapElements(rewriter, loc, type, {input, max, logSum},
+                           [](OpBuilder &b, Location loc, ValueRange args) {
+                             return subF(b, loc, subF(b, loc, args[0], args[1]),
+                                         args[2]);
+                           },
+                           {identity, kept, kept});
     } else {
       result = mapElements(
           rewriter, loc, type, {input, max, sum},
           [](OpBuilder &b, Location loc, ValueRange args) {
             Value shifted = subF(b, loc, args[0], args[1]);
-            return divF(b, loc, math::ExpOp::create(b, loc, shifted),
-                        args[2]);
+            return divF(b, loc, math::ExpOp::create(b, loc, shifted), args[2]);
           },
           {identity, kept, kept});
     }
@@ -267,14 +267,14 @@ struct BatchNormLowering : public OpRewritePattern<BatchNormOp> {
 
     if (!op.getTraining()) {
       // Inference: normalize with the running statistics, return them as is.
-      Value invStd = mapElements(
-          rewriter, loc, stats, runningVar,
-          [&](OpBuilder &b, Location loc, ValueRange args) {
-            return inverseStd(b, loc, args[0], eps);
-          });
-      Value result = normalize(rewriter, loc, type, op.getInput(),
-                               runningMean, invStd, channel, op.getScale(),
-                               op.getBias(), channel);
+      Value invStd =
+          mapElements(rewriter, loc, stats, runningVar,
+                      [&](OpBuilder &b, Location loc, ValueRange args) {
+                        return inverseStd(b, loc, args[0], eps);
+                      });
+      Value result =
+          normalize(rewriter, loc, type, op.getInput(), runningMean, invStd,
+                    channel, op.getScale(), op.getBias(), channel);
       rewriter.replaceOp(op, {result, runningMean, runningVar});
       return success();
     }
@@ -289,17 +289,16 @@ struct BatchNormLowering : public OpRewritePattern<BatchNormOp> {
     // variance is unbiased, sum((x - mean)^2) / (n - 1). With n = 1 that is
     // 0 / 0 = NaN (PyTorch refuses to train on one value per channel).
     double momentum = op.getMomentum().convertToDouble();
-    auto update = [&](OpBuilder &b, Location loc, Value running,
-                      Value batch) {
+    auto update = [&](OpBuilder &b, Location loc, Value running, Value batch) {
       return addF(b, loc,
                   mulF(b, loc, f32Constant(b, loc, 1.0 - momentum), running),
                   mulF(b, loc, f32Constant(b, loc, momentum), batch));
     };
-    Value meanOut = mapElements(
-        rewriter, loc, stats, {runningMean, moments.mean},
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return update(b, loc, args[0], args[1]);
-        });
+    Value meanOut =
+        mapElements(rewriter, loc, stats, {runningMean, moments.mean},
+                    [&](OpBuilder &b, Location loc, ValueRange args) {
+                      return update(b, loc, args[0], args[1]);
+                    });
     double denominator = static_cast<double>(moments.count - 1);
     Value varOut = mapElements(
         rewriter, loc, stats, {runningVar, moments.squaredDeviations},

@@ -29,8 +29,9 @@ namespace {
 using CombineFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
 /// Reduces over `reducedDims` of a rank-`rank` iteration space that reads
-/// `inputs` through `inputMaps`, into a tensor of `accType` (the kept dims)
-/// that starts at `init`. `combine` gets (accumulator, widened inputs...).
+/// `inputs` through `inputMaps`, into `init` (a tensor of the kept dims).
+/// `combine` gets (accumulator, widened inputs...). NormalizationLowering.cpp
+/// has the same helper: LoweringUtils' reduceDims reads a single input.
 Value reduceInputs(OpBuilder &b, Location loc, int64_t rank,
                    ArrayRef<int64_t> reducedDims, ValueRange inputs,
                    ArrayRef<AffineMap> inputMaps, Value init,
@@ -90,8 +91,8 @@ Value finishScalar(OpBuilder &b, Location loc, Value accumulator,
     return convertTensor(b, loc, accumulator, resultType.getElementType());
   return mapElements(b, loc, resultType, accumulator,
                      [&](OpBuilder &b, Location loc, ValueRange args) {
-                       return arith::DivFOp::create(
-                           b, loc, args[0], f32Constant(b, loc, count));
+                       return arith::DivFOp::create(b, loc, args[0],
+                                                    f32Constant(b, loc, count));
                      });
 }
 
@@ -122,13 +123,13 @@ struct ReduceLowering : public OpRewritePattern<OpTy> {
       int64_t count = 1;
       for (int64_t dim : dims)
         count *= inputType.getDimSize(dim);
-      result = mapElements(
-          rewriter, loc, accType.clone(elementType), accumulator,
-          [&](OpBuilder &b, Location loc, ValueRange args) {
-            return arith::DivFOp::create(
-                b, loc, args[0],
-                f32Constant(b, loc, static_cast<double>(count)));
-          });
+      result =
+          mapElements(rewriter, loc, accType.clone(elementType), accumulator,
+                      [&](OpBuilder &b, Location loc, ValueRange args) {
+                        return arith::DivFOp::create(
+                            b, loc, args[0],
+                            f32Constant(b, loc, static_cast<double>(count)));
+                      });
     } else {
       result = convertTensor(rewriter, loc, accumulator, elementType);
     }
@@ -172,9 +173,9 @@ struct SoftmaxCrossEntropyLowering
     auto rowType = RankedTensorType::get({rows}, rewriter.getF32Type());
     auto scalarType = RankedTensorType::get({}, rewriter.getF32Type());
 
-    Value max = reduceDims(rewriter, loc, logits, {1},
-                           -std::numeric_limits<double>::infinity(),
-                           maxCombine);
+    Value max =
+        reduceDims(rewriter, loc, logits, {1},
+                   -std::numeric_limits<double>::infinity(), maxCombine);
     AffineMap rowMap = keptDimsMap(context, 2, {1});
     Value sum = reduceInputs(
         rewriter, loc, 2, {1}, {logits, max},
@@ -193,11 +194,11 @@ struct SoftmaxCrossEntropyLowering
         filledTensor(rewriter, loc, scalarType, 0.0),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           Value row = linalg::IndexOp::create(b, loc, 0);
-          Value column = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                                    args[1]);
-          Value picked = widen(
-              b, loc,
-              tensor::ExtractOp::create(b, loc, logits, ValueRange{row, column}));
+          Value column =
+              arith::IndexCastOp::create(b, loc, b.getIndexType(), args[1]);
+          Value picked = widen(b, loc,
+                               tensor::ExtractOp::create(
+                                   b, loc, logits, ValueRange{row, column}));
           Value loss = subF(b, loc, math::LogOp::create(b, loc, args[3]),
                             subF(b, loc, picked, args[2]));
           return addF(b, loc, args[0], loss);
@@ -244,12 +245,11 @@ struct AllFiniteLowering : public OpRewritePattern<AllFiniteOp> {
   LogicalResult matchAndRewrite(AllFiniteOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value init = arith::ConstantOp::create(rewriter, loc,
-                                           rewriter.getBoolAttr(true));
+    Value init =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
     Value result =
-        linalg::FillOp::create(
-            rewriter, loc, init,
-            emptyTensor(rewriter, loc, op.getType()))
+        linalg::FillOp::create(rewriter, loc, init,
+                               emptyTensor(rewriter, loc, op.getType()))
             .getResult(0);
     // One reduction per input, chained through the accumulator.
     for (Value input : op.getInputs()) {
@@ -258,8 +258,8 @@ struct AllFiniteLowering : public OpRewritePattern<AllFiniteOp> {
           rewriter, loc, rank, allDims(rank), input,
           AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()),
           result, [](OpBuilder &b, Location loc, ValueRange args) -> Value {
-            Value inf = f32Constant(b, loc,
-                                    std::numeric_limits<double>::infinity());
+            Value inf =
+                f32Constant(b, loc, std::numeric_limits<double>::infinity());
             Value finite = arith::CmpFOp::create(
                 b, loc, arith::CmpFPredicate::OLT,
                 math::AbsFOp::create(b, loc, args[1]), inf);

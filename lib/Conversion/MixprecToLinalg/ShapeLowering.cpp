@@ -309,11 +309,16 @@ std::pair<Value, Value> mulHiLo(OpBuilder &b, Location loc, uint32_t factor,
 Value philoxWord0(OpBuilder &b, Location loc, std::array<Value, 4> counter,
                   ArrayRef<std::pair<Value, Value>> roundKeys) {
   auto [c0, c1, c2, c3] = counter;
-  for (auto [k0, k1] : roundKeys) {
-    auto [lo0, hi0] = mulHiLo(b, loc, kPhiloxM0, c0);
+  for (auto [round, key] : llvm::enumerate(roundKeys)) {
+    auto [k0, k1] = key;
+    // Word 0 of a round needs only the M1 * c2 product: the last round
+    // computes nothing else.
     auto [lo1, hi1] = mulHiLo(b, loc, kPhiloxM1, c2);
     Value next0 = arith::XOrIOp::create(
         b, loc, arith::XOrIOp::create(b, loc, hi1, c1), k0);
+    if (round + 1 == roundKeys.size())
+      return next0;
+    auto [lo0, hi0] = mulHiLo(b, loc, kPhiloxM0, c0);
     Value next2 = arith::XOrIOp::create(
         b, loc, arith::XOrIOp::create(b, loc, hi0, c3), k1);
     c0 = next0;

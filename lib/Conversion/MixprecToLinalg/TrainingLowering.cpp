@@ -209,12 +209,15 @@ struct SGDUpdateLowering : public OpRewritePattern<SGDUpdateOp> {
           Value buffer;
           if (hasBuffer) {
             Value momentumValue = f32Constant(b, nestedLoc, momentum);
+            Value damped = grad;
+            if (dampening != 0.0)
+              damped = arith::MulFOp::create(
+                  b, nestedLoc, f32Constant(b, nestedLoc, 1.0 - dampening),
+                  grad);
             buffer = arith::AddFOp::create(
                 b, nestedLoc,
                 arith::MulFOp::create(b, nestedLoc, momentumValue, args[2]),
-                arith::MulFOp::create(
-                    b, nestedLoc, f32Constant(b, nestedLoc, 1.0 - dampening),
-                    grad));
+                damped);
             step = nesterov
                        ? arith::AddFOp::create(
                              b, nestedLoc, grad,

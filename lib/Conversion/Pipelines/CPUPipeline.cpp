@@ -24,6 +24,9 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
       "buffer-results-to-out-params{hoist-static-allocs "
       "modify-public-functions},"
       "buffer-deallocation-pipeline,"
+      // Strided copies would otherwise call memrefCopy (MLIR's runner
+      // utilities): make them loops.
+      "mixprec-copies-to-loops,"
       "func.func(convert-linalg-to-loops),"
       "lower-affine,convert-scf-to-cf,"
       // __truncsfbf2 is missing from libgcc 12: expand bf16 truncation.

@@ -1885,3 +1885,11 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf
   %0:3 = "mixprec.adam_update"(%w, %g, %m, %v, %lr, %step) : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<i32>) -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>)
   return
 }
+
+// -----
+
+func.func @batch_norm_single_value_per_channel(%x: tensor<1x8xf32>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{'mixprec.batch_norm' op training needs more than one value per channel}}
+  %y, %m, %v = mixprec.batch_norm %x, %s, %s : tensor<1x8xf32>, tensor<8xf32>
+  return
+}

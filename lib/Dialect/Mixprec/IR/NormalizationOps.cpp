@@ -75,6 +75,10 @@ LogicalResult BatchNormOp::verify() {
     return emitOpError("running statistics must be [")
            << channels << "] (the channels), got "
            << llvm::interleaved_array(statsShape);
+  // The running variance is unbiased: n / (n - 1) needs n > 1 (PyTorch
+  // rejects such a batch too).
+  if (getTraining() && channels > 0 && input.getNumElements() / channels <= 1)
+    return emitOpError("training needs more than one value per channel");
   double momentum = getMomentum().convertToDouble();
   if (!(momentum >= 0.0 && momentum <= 1.0))
     return emitOpError("momentum must be in [0, 1], got ") << momentum;
