@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# The main job: installs, builds, and runs mixprec-opt over the example
-# models (verification and an op histogram of each).
+# The main job: installs, builds, verifies the example models (with an op
+# histogram of each), compiles each to a native library for the CPU and
+# lists the functions of its C ABI.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
+out=$MIXPREC_BUILD/examples
+mkdir -p "$out"
 for model in mlp cnn transformer; do
   echo "== examples/$model.mlir"
   "$MIXPREC_BUILD/bin/mixprec-opt" "$MIXPREC_ROOT/examples/$model.mlir" \
     --print-op-stats -o /dev/null
+  "$MIXPREC_BUILD/bin/mixprec-compile" "$MIXPREC_ROOT/examples/$model.mlir" \
+    -o "$out/lib$model.so"
+  echo "compiled $out/lib$model.so:"
+  "$MIXPREC_BUILD/bin/mixprec-run" "$out/lib$model.so" --list
 done
