@@ -108,36 +108,45 @@ AffineMap keptDimsMap(MLIRContext *context, int64_t rank,
   return AffineMap::get(rank, 0, kept, context);
 }
 
+Value reduceInputs(OpBuilder &b, Location loc, int64_t rank,
+                   ArrayRef<int64_t> reducedDims, ValueRange inputs,
+                   ArrayRef<AffineMap> inputMaps, Value init,
+                   ScalarFn combine) {
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(keptDimsMap(b.getContext(), rank, reducedDims));
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    iterators.push_back(llvm::is_contained(reducedDims, dim)
+                            ? utils::IteratorType::reduction
+                            : utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+             iterators,
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               SmallVector<Value> operands{args.back()};
+               for (Value arg : args.drop_back())
+                 operands.push_back(widen(nested, nestedLoc, arg));
+               linalg::YieldOp::create(nested, nestedLoc,
+                                       combine(nested, nestedLoc, operands));
+             })
+      .getResult(0);
+}
+
 Value reduceDims(OpBuilder &b, Location loc, Value input,
                  ArrayRef<int64_t> reducedDims, double init,
                  ScalarFn combine) {
   auto inputType = cast<RankedTensorType>(input.getType());
-  MLIRContext *context = b.getContext();
   int64_t rank = inputType.getRank();
   SmallVector<int64_t> keptShape;
-  SmallVector<utils::IteratorType> iterators;
-  for (int64_t dim = 0; dim < rank; ++dim) {
-    bool reduced = llvm::is_contained(reducedDims, dim);
-    if (!reduced)
+  for (int64_t dim = 0; dim < rank; ++dim)
+    if (!llvm::is_contained(reducedDims, dim))
       keptShape.push_back(inputType.getDimSize(dim));
-    iterators.push_back(reduced ? utils::IteratorType::reduction
-                                : utils::IteratorType::parallel);
-  }
   auto accType = RankedTensorType::get(
       keptShape, computeType(inputType.getElementType()));
-  SmallVector<AffineMap> maps = {
-      AffineMap::getMultiDimIdentityMap(rank, context),
-      keptDimsMap(context, rank, reducedDims)};
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{accType}, ValueRange{input},
-      ValueRange{filledTensor(b, loc, accType, init)}, maps, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value element = widen(nested, nestedLoc, args[0]);
-        linalg::YieldOp::create(
-            nested, nestedLoc,
-            combine(nested, nestedLoc, ValueRange{args[1], element}));
-      });
-  return generic.getResult(0);
+  return reduceInputs(
+      b, loc, rank, reducedDims, ValueRange{input},
+      {AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
+      filledTensor(b, loc, accType, init), combine);
 }
 
 Value convertTensor(OpBuilder &b, Location loc, Value tensor,

@@ -55,6 +55,15 @@ mlir::Value mapElements(mlir::OpBuilder &b, mlir::Location loc,
 mlir::AffineMap keptDimsMap(mlir::MLIRContext *context, int64_t rank,
                             llvm::ArrayRef<int64_t> reducedDims);
 
+/// Reduces over `reducedDims` (sorted, unique) of a rank-`rank` iteration
+/// space that reads `inputs` through `inputMaps`, into `init` (a tensor of
+/// the kept dims); `combine` gets (accumulator, widened inputs...).
+mlir::Value reduceInputs(mlir::OpBuilder &b, mlir::Location loc, int64_t rank,
+                         llvm::ArrayRef<int64_t> reducedDims,
+                         mlir::ValueRange inputs,
+                         llvm::ArrayRef<mlir::AffineMap> inputMaps,
+                         mlir::Value init, ScalarFn combine);
+
 /// Reduces `input` over `reducedDims` (sorted, unique) into a tensor of the
 /// kept dims in the compute type, starting from `init`; `combine` gets
 /// (accumulator, widened element).

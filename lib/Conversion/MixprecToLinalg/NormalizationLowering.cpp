@@ -26,8 +26,6 @@ using namespace mixprec::lowering;
 
 namespace {
 
-using CombineFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
-
 /// The f32 type of a statistic over the dims of `shape` that `reducedDims`
 /// keeps.
 RankedTensorType statType(OpBuilder &b, ArrayRef<int64_t> shape,
@@ -37,34 +35,6 @@ RankedTensorType statType(OpBuilder &b, ArrayRef<int64_t> shape,
     if (!llvm::is_contained(reducedDims, static_cast<int64_t>(dim)))
       kept.push_back(size);
   return RankedTensorType::get(kept, b.getF32Type());
-}
-
-/// Reduces over `reducedDims` of a rank-`rank` iteration space that reads
-/// `inputs` through `inputMaps`, into `init` (a tensor of the kept dims).
-/// `combine` gets (accumulator, widened inputs...). ReductionLowering.cpp has
-/// the same helper: LoweringUtils' reduceDims reads a single input.
-Value reduceInputs(OpBuilder &b, Location loc, int64_t rank,
-                   ArrayRef<int64_t> reducedDims, ValueRange inputs,
-                   ArrayRef<AffineMap> inputMaps, Value init,
-                   CombineFn combine) {
-  SmallVector<AffineMap> maps(inputMaps);
-  maps.push_back(keptDimsMap(b.getContext(), rank, reducedDims));
-  SmallVector<utils::IteratorType> iterators;
-  for (int64_t dim = 0; dim < rank; ++dim)
-    iterators.push_back(llvm::is_contained(reducedDims, dim)
-                            ? utils::IteratorType::reduction
-                            : utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
-             iterators,
-             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-               SmallVector<Value> operands{args.back()};
-               for (Value arg : args.drop_back())
-                 operands.push_back(widen(nested, nestedLoc, arg));
-               linalg::YieldOp::create(nested, nestedLoc,
-                                       combine(nested, nestedLoc, operands));
-             })
-      .getResult(0);
 }
 
 Value f32Constant(OpBuilder &b, Location loc, double value) {
