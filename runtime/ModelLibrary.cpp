@@ -8,10 +8,11 @@ namespace mixprec {
 
 namespace {
 template <typename FnPtr>
-bool lookup(void *handle, const char *symbol, FnPtr &fn, std::string &error) {
+bool lookup(const std::string &path, void *handle, const char *symbol,
+            FnPtr &fn, std::string &error) {
   fn = reinterpret_cast<FnPtr>(dlsym(handle, symbol));
   if (!fn)
-    error = std::string("not a mixprec model: missing symbol ") + symbol;
+    error = path + ": not a mixprec model: missing symbol " + symbol;
   return fn != nullptr;
 }
 } // namespace
@@ -31,12 +32,15 @@ std::unique_ptr<ModelLibrary> ModelLibrary::open(const std::string &path,
   std::unique_ptr<ModelLibrary> library(new ModelLibrary());
   library->handle = handle;
   int32_t (*abiVersion)() = nullptr;
-  if (!lookup(handle, "mixprec_abi_version", abiVersion, error) ||
-      !lookup(handle, "mixprec_num_functions", library->numFunctions, error) ||
-      !lookup(handle, "mixprec_function_at", library->functionAt, error) ||
-      !lookup(handle, "mixprec_find_function", library->findFunction, error) ||
-      !lookup(handle, "mixprec_call", library->callFunction, error) ||
-      !lookup(handle, "mixprec_last_error", library->lastError, error))
+  if (!lookup(path, handle, "mixprec_abi_version", abiVersion, error) ||
+      !lookup(path, handle, "mixprec_num_functions", library->numFunctions,
+              error) ||
+      !lookup(path, handle, "mixprec_function_at", library->functionAt,
+              error) ||
+      !lookup(path, handle, "mixprec_find_function", library->findFunction,
+              error) ||
+      !lookup(path, handle, "mixprec_call", library->callFunction, error) ||
+      !lookup(path, handle, "mixprec_last_error", library->lastError, error))
     return nullptr;
   if (abiVersion() != MIXPREC_ABI_VERSION) {
     error = path + ": compiled for ABI version " +

@@ -51,6 +51,23 @@ mixprec_status checkTensor(const char *function, const char *role,
   return MIXPREC_OK;
 }
 
+/// Checks the number of inputs or outputs; the message names the first
+/// missing argument or the first one too many.
+mixprec_status checkCount(const char *function, const char *role,
+                          int32_t count, int32_t expected,
+                          const mixprec_tensor_spec *specs) {
+  if (count == expected)
+    return MIXPREC_OK;
+  if (count > expected)
+    return fail(MIXPREC_INVALID_ARGUMENT,
+                "%s: expects %d %ss, got %d (%s %d is one too many)", function,
+                expected, role, count, role, expected);
+  int32_t missing = count < 0 ? 0 : count;
+  return fail(MIXPREC_INVALID_ARGUMENT,
+              "%s: expects %d %ss, got %d (%s %d ('%s') is missing)", function,
+              expected, role, count, role, missing, specs[missing].name);
+}
+
 const mixprec_model_entry *findEntry(const char *name) {
   if (!name)
     return nullptr;
@@ -87,14 +104,19 @@ mixprec_status mixprec_call(const char *name, const mixprec_tensor *inputs,
     return fail(MIXPREC_NOT_FOUND, "no function named '%s'",
                 name ? name : "(null)");
   const mixprec_function &function = entry->function;
-  if (num_inputs != function.num_inputs || num_outputs != function.num_outputs)
-    return fail(MIXPREC_INVALID_ARGUMENT,
-                "%s: expects %d inputs and %d outputs, got %d and %d",
-                function.name, function.num_inputs, function.num_outputs,
-                num_inputs, num_outputs);
-  if ((num_inputs > 0 && !inputs) || (num_outputs > 0 && !outputs))
-    return fail(MIXPREC_INVALID_ARGUMENT, "%s: null tensor array",
-                function.name);
+  if (mixprec_status status = checkCount(function.name, "input", num_inputs,
+                                         function.num_inputs, function.inputs))
+    return status;
+  if (mixprec_status status =
+          checkCount(function.name, "output", num_outputs,
+                     function.num_outputs, function.outputs))
+    return status;
+  if (num_inputs > 0 && !inputs)
+    return fail(MIXPREC_INVALID_ARGUMENT, "%s: %d inputs in a null array",
+                function.name, num_inputs);
+  if (num_outputs > 0 && !outputs)
+    return fail(MIXPREC_INVALID_ARGUMENT, "%s: %d outputs in a null array",
+                function.name, num_outputs);
   for (int32_t i = 0; i < num_inputs; ++i)
     if (mixprec_status status = checkTensor(function.name, "input", i,
                                             inputs[i], function.inputs[i]))

@@ -51,27 +51,41 @@ std::optional<std::string> headerValue(const std::string &header,
   return header.substr(begin, end - begin);
 }
 
+/// Parses a shape as NumPy writes it, a Python tuple of non-negative
+/// integers: "()", "(3,)", "(2, 3)" or "(2, 3,)". Anything else, such as
+/// "(3)", "(,)", "(2,,3)" or "(2 3)", is malformed.
 bool parseShape(const std::string &text, std::vector<int64_t> &shape) {
   if (text.size() < 2 || text.front() != '(' || text.back() != ')')
     return false;
-  size_t i = 1;
-  while (i + 1 < text.size()) {
-    while (i + 1 < text.size() && (text[i] == ' ' || text[i] == ','))
+  size_t i = 1, end = text.size() - 1;
+  auto skipSpaces = [&] {
+    while (i < end && text[i] == ' ')
       ++i;
-    if (i + 1 >= text.size())
-      break;
+  };
+  skipSpaces();
+  bool comma = false; // whether the last element was followed by a comma
+  while (i < end) {
     if (text[i] < '0' || text[i] > '9')
       return false;
     int64_t value = 0;
-    while (i + 1 < text.size() && text[i] >= '0' && text[i] <= '9') {
-      if (value > (INT64_MAX - 9) / 10)
-        return false;
+    while (i < end && text[i] >= '0' && text[i] <= '9') {
+      if (value > (INT64_MAX - (text[i] - '0')) / 10)
+        return false; // does not fit int64_t
       value = value * 10 + (text[i] - '0');
       ++i;
     }
     shape.push_back(value);
+    skipSpaces();
+    comma = i < end && text[i] == ',';
+    if (comma) {
+      ++i;
+      skipSpaces();
+    } else if (i < end) {
+      return false; // two numbers without a comma between them
+    }
   }
-  return true;
+  // A one-element tuple needs its comma: "(3)" is the number 3.
+  return shape.size() != 1 || comma;
 }
 } // namespace
 
@@ -94,9 +108,13 @@ std::optional<mixprec_dtype> dtypeFor(const std::string &descr) {
 
 std::optional<Array> parse(const std::vector<uint8_t> &bytes,
                            std::string &error) {
-  if (bytes.size() < kMagicSize + 4 ||
+  if (bytes.size() < kMagicSize ||
       std::memcmp(bytes.data(), kMagic, kMagicSize) != 0) {
     error = "not a .npy file (bad magic)";
+    return std::nullopt;
+  }
+  if (bytes.size() < kMagicSize + 4) {
+    error = "truncated .npy header";
     return std::nullopt;
   }
   uint8_t major = bytes[6];
@@ -129,8 +147,12 @@ std::optional<Array> parse(const std::vector<uint8_t> &bytes,
     error = "malformed .npy header: " + header;
     return std::nullopt;
   }
-  if (*order != "False") {
+  if (*order == "True") {
     error = "Fortran-ordered arrays are not supported";
+    return std::nullopt;
+  }
+  if (*order != "False") {
+    error = "malformed fortran_order " + *order;
     return std::nullopt;
   }
   std::string descrText = *descr;
@@ -170,6 +192,13 @@ std::optional<Array> parse(const std::vector<uint8_t> &bytes,
     return std::nullopt;
   }
   array.data.assign(bytes.begin() + dataStart, bytes.end());
+  if (array.dtype == MIXPREC_BOOL)
+    for (size_t i = 0; i < array.data.size(); ++i)
+      if (array.data[i] > 1) {
+        error = "bool element " + std::to_string(i) + " is " +
+                std::to_string(array.data[i]) + ", not 0 or 1";
+        return std::nullopt;
+      }
   return array;
 }
 

@@ -1,4 +1,7 @@
-"""Sums the results of every suite into one line: N passed, M failed."""
+"""Sums the results of every suite into one line: N passed, M failed.
+
+The results directory holds lit.json, pytest.xml and one <name>.gtest.json
+per gtest executable (any number of them, at least one)."""
 import json
 import pathlib
 import sys
@@ -21,10 +24,23 @@ def lit_counts(report):
 
 
 def gtest_counts(report):
-    total = report["tests"]
-    failed = report["failures"] + report.get("errors", 0)
-    skipped = report.get("disabled", 0)
-    return total - failed, failed, skipped
+    """Counts each test of a gtest JSON report: a disabled (NOTRUN) or
+    GTEST_SKIP()ped test is skipped, one with failures failed."""
+    if "testsuites" not in report:  # a stand-in for a crashed executable
+        return 0, report["failures"] + report.get("errors", 0), 0
+    passed = failed = skipped = 0
+    for suite in report["testsuites"]:
+        for test in suite["testsuite"]:
+            if test.get("failures"):
+                failed += 1
+            elif (test.get("status") == "NOTRUN" or
+                  test.get("result") in ("SKIPPED", "SUPPRESSED")):
+                skipped += 1
+            else:
+                passed += 1
+    # An error outside any test (in a test environment, say) fails the run.
+    outside = report["failures"] + report.get("errors", 0) - failed
+    return passed, failed + max(outside, 0), skipped
 
 
 def pytest_counts(report):
@@ -40,20 +56,28 @@ def pytest_counts(report):
 
 
 def main(results_dir):
+    results = pathlib.Path(results_dir)
     passed = failed = skipped = 0
-    suites = {"lit.json": lambda p: lit_counts(json.loads(p.read_text())),
-              "unittests.json":
-                  lambda p: gtest_counts(json.loads(p.read_text())),
-              "pytest.xml":
-                  lambda p: pytest_counts(ElementTree.parse(p).getroot())}
-    for name, count in suites.items():
-        path = pathlib.Path(results_dir) / name
-        if not path.exists():
-            print(f"missing results: {name}", file=sys.stderr)
+    suites = [("lit.json", lambda p: lit_counts(json.loads(p.read_text()))),
+              ("*.gtest.json",
+               lambda p: gtest_counts(json.loads(p.read_text()))),
+              ("pytest.xml",
+               lambda p: pytest_counts(ElementTree.parse(p).getroot()))]
+    for pattern, count in suites:
+        # Every gtest executable writes its own report; at least one must.
+        paths = sorted(results.glob(pattern))
+        if not paths:
+            print(f"missing results: {pattern}", file=sys.stderr)
             failed += 1
             continue
-        p, f, s = count(path)
-        passed, failed, skipped = passed + p, failed + f, skipped + s
+        for path in paths:
+            try:
+                p, f, s = count(path)
+            except (ValueError, KeyError, ElementTree.ParseError) as error:
+                print(f"unreadable results: {path.name}: {error}",
+                      file=sys.stderr)
+                p, f, s = 0, 1, 0
+            passed, failed, skipped = passed + p, failed + f, skipped + s
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
 

@@ -8,9 +8,20 @@ results=$MIXPREC_BUILD/test-results
 rm -rf "$results" && mkdir -p "$results"
 
 status=0
+# Each gtest executable writes <name>.gtest.json; summarize.py counts every
+# such file. One that crashes before writing its report is recorded as one
+# failure, so a missing report cannot pass silently.
 echo "== unit tests"
-"$MIXPREC_BUILD/unittests/MixprecUnitTests" \
-  --gtest_output="json:$results/unittests.json" || status=1
+for unittest in MixprecUnitTests MixprecModelRuntimeTests; do
+  report=$results/$unittest.gtest.json
+  "$MIXPREC_BUILD/unittests/$unittest" --gtest_output="json:$report" ||
+    status=1
+  if [ ! -s "$report" ]; then
+    echo "$unittest: no test report (crashed or missing)" >&2
+    printf '{"name": "%s", "tests": 1, "failures": 1, "errors": 0}\n' \
+      "$unittest" >"$report"
+  fi
+done
 
 echo "== lit suite"
 "$LLVM_PREFIX/bin/lit" -sv -o "$results/lit.json" "$MIXPREC_BUILD/test" ||

@@ -98,7 +98,8 @@ class Model:
         if outputs is None and function is not None:
             outputs = [np.empty(spec.shape, spec.numpy_dtype)
                        for spec in function.outputs]
-        inputs = [np.ascontiguousarray(a) for a in inputs]
+        # Not np.ascontiguousarray: it makes 0-d arrays 1-d.
+        inputs = [np.asarray(a, order="C") for a in inputs]
         outputs = list(outputs or [])
         keep_alive = []
 

@@ -49,13 +49,35 @@ def to_torch(array, dtype):
     if dtype == "bf16":
         return torch.from_numpy(array.view(np.int16).copy()).view(
             torch.bfloat16)
-    return torch.from_numpy(np.ascontiguousarray(array))
+    # np.array, not np.ascontiguousarray: that makes a 0-d array 1-d.
+    return torch.from_numpy(np.array(array, order="C", copy=True))
 
 
 def random(shape, dtype="f32", seed=0, scale=1.0):
     """Normal random values, rounded to `dtype`."""
     generator = torch.Generator().manual_seed(seed)
     values = torch.randn(shape, generator=generator) * scale
+    return values.to(TORCH_DTYPES[dtype])
+
+
+def random_positive(shape, dtype="f32", seed=0):
+    """Random values in [0.25, ~4) with full mantissas, rounded to `dtype`.
+    Sums of products of such values do not cancel: their f32 relative error
+    stays below n * 2^-24 in any summation order, so sums over a few hundred
+    terms meet the FP32 tolerance whatever order the backend uses."""
+    generator = torch.Generator().manual_seed(seed)
+    values = torch.randn(shape, generator=generator).abs() + 0.25
+    return values.to(TORCH_DTYPES[dtype])
+
+
+def random_exact(shape, dtype="f32", seed=0):
+    """Signed random multiples of 1/8 in [-4, 4]: exact in every float type;
+    so are their products (multiples of 1/64 up to 16) and, in f32, sums of
+    up to 2^14 such products, so results with cancellation do not depend on
+    the summation order."""
+    generator = torch.Generator().manual_seed(seed)
+    values = torch.randn(shape, generator=generator).mul(8).round().clamp(
+        -32, 32) / 8
     return values.to(TORCH_DTYPES[dtype])
 
 
@@ -81,3 +103,35 @@ def assert_close(actual, expected, dtype):
     expected = expected.to(TORCH_DTYPES[dtype]).float()
     torch.testing.assert_close(actual.float(), expected, rtol=rtol, atol=atol,
                                equal_nan=True)
+
+
+def op_function(name, arg_types, result_types, op):
+    """`func.func @name` whose body is the single op `op` (its text after
+    `=`, using the arguments %a0, %a1, ...) and which returns its results."""
+    args = ", ".join("%%a%d: %s" % (i, t) for i, t in enumerate(arg_types))
+    results = ", ".join("%%r%d" % i for i in range(len(result_types)))
+    types = ", ".join(result_types)
+    return "func.func @%s(%s) -> (%s) {\n  %s = %s\n  return %s : %s\n}\n" % (
+        name, args, types, results, op, results, types)
+
+
+def module(functions):
+    """The MLIR text of a module holding `functions` (func.func texts)."""
+    return "\n".join(functions)
+
+
+def precompile(texts, workers=4):
+    """Compiles several modules concurrently (compile_mlir caches them), so
+    a test file pays for its slowest compile rather than for the sum. A
+    module that fails to compile is left out: the tests that use it compile
+    it again and report the error."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def attempt(text):
+        try:
+            compile_mlir(text)
+        except Exception:  # pylint: disable=broad-except
+            pass
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(attempt, texts))

@@ -135,6 +135,8 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   MLIRContext context(registry);
+  // Diagnostics point at the source; the op's generic form is noise.
+  context.printOpOnDiagnostic(false);
 
   std::string error;
   auto file = openInputFile(inputFile, &error);

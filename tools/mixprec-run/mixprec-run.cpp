@@ -12,6 +12,7 @@
 #include "ModelLibrary.h"
 #include "Npy.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,12 +35,62 @@ void usage() {
                "[-i input.npy]... [-o output.npy]...\n");
 }
 
-std::string describe(const mixprec_tensor_spec &spec) {
-  std::string text = std::string(spec.name) + ": " +
-                     mixprec_dtype_name(spec.dtype) + "[";
-  for (int32_t i = 0; i < spec.rank; ++i)
-    text += (i ? ", " : "") + std::to_string(spec.shape[i]);
+/// "f32[2, 3]"
+std::string typeText(mixprec_dtype dtype, int32_t rank, const int64_t *shape) {
+  std::string text = std::string(mixprec_dtype_name(dtype)) + "[";
+  for (int32_t i = 0; i < rank; ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
   return text + "]";
+}
+
+/// "x: f32[2, 3]"
+std::string describe(const mixprec_tensor_spec &spec) {
+  return std::string(spec.name) + ": " +
+         typeText(spec.dtype, spec.rank, spec.shape);
+}
+
+/// "(x: f32[2, 3], y: i32[2])"
+std::string describe(const mixprec_tensor_spec *specs, int32_t count) {
+  std::string text = "(";
+  for (int32_t i = 0; i < count; ++i)
+    text += (i ? ", " : "") + describe(specs[i]);
+  return text + ")";
+}
+
+/// The .npy file `path` read as input `index` of `fn`: an error naming the
+/// file and the argument when its dtype or shape is not the spec's.
+std::string checkInput(const mixprec_function &fn, int32_t index,
+                       const std::string &path,
+                       const mixprec::npy::Array &array) {
+  const mixprec_tensor_spec &spec = fn.inputs[index];
+  bool matches = array.dtype == spec.dtype &&
+                 int32_t(array.shape.size()) == spec.rank &&
+                 std::equal(array.shape.begin(), array.shape.end(), spec.shape);
+  if (matches)
+    return "";
+  return path + ": input " + std::to_string(index) + " ('" + spec.name +
+         "') of " + fn.name + " must be " +
+         typeText(spec.dtype, spec.rank, spec.shape) + ", got " +
+         typeText(array.dtype, int32_t(array.shape.size()),
+                  array.shape.data());
+}
+
+/// The data pointer of a tensor, which must not be null: an empty vector's
+/// data() may be, so a tensor without elements points at a dummy byte.
+void *dataOf(mixprec::npy::Array &array) {
+  static uint8_t noElements;
+  return array.data.empty() ? &noElements : array.data.data();
+}
+
+/// This executable's directory, with a trailing '/', or "" if unknown.
+std::string selfDirectory(const char *argv0) {
+  std::string self = argv0;
+  char buffer[4096];
+  ssize_t size = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (size > 0)
+    self.assign(buffer, size_t(size));
+  size_t slash = self.rfind('/');
+  return slash == std::string::npos ? "" : self.substr(0, slash + 1);
 }
 
 bool endsWith(const std::string &text, const std::string &suffix) {
@@ -47,19 +98,35 @@ bool endsWith(const std::string &text, const std::string &suffix) {
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-/// Compiles `source` with the mixprec-compile next to this executable.
-bool compileModel(const char *self, const std::string &source,
-                  std::string &library, std::string &error) {
-  std::string tool = self;
-  size_t slash = tool.rfind('/');
-  tool = (slash == std::string::npos ? "" : tool.substr(0, slash + 1)) +
-         "mixprec-compile";
-  char dir[] = "/tmp/mixprec-run-XXXXXX";
-  if (!mkdtemp(dir)) {
-    error = "cannot create a temporary directory";
+/// A temporary directory holding a model compiled on the fly; removed, with
+/// the library and its header, once the library is loaded (or not).
+struct CompiledModel {
+  std::string dir;
+  ~CompiledModel() {
+    if (dir.empty())
+      return;
+    unlink((dir + "/libmodel.so").c_str());
+    unlink((dir + "/libmodel.h").c_str());
+    rmdir(dir.c_str());
+  }
+};
+
+/// Compiles `source` with the mixprec-compile next to this executable (found
+/// through /proc/self/exe, so also when this one was found on PATH).
+bool compileModel(const char *argv0, const std::string &source,
+                  CompiledModel &compiled, std::string &library,
+                  std::string &error) {
+  std::string tool = selfDirectory(argv0) + "mixprec-compile";
+  const char *tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/mixprec-run-XXXXXX";
+  if (!mkdtemp(pattern.data())) {
+    error = "cannot create a temporary directory in " +
+            pattern.substr(0, pattern.rfind('/'));
     return false;
   }
-  library = std::string(dir) + "/libmodel.so";
+  compiled.dir = pattern;
+  library = pattern + "/libmodel.so";
   pid_t pid = fork();
   if (pid == 0) {
     execl(tool.c_str(), tool.c_str(), source.c_str(), "-o", library.c_str(),
@@ -97,10 +164,14 @@ int main(int argc, char **argv) {
   }
 
   std::string error, library = model;
-  if (endsWith(model, ".mlir") && !compileModel(argv[0], model, library, error))
-    return fail(error);
-  std::unique_ptr<mixprec::ModelLibrary> lib =
-      mixprec::ModelLibrary::open(library, error);
+  std::unique_ptr<mixprec::ModelLibrary> lib;
+  {
+    CompiledModel compiled; // a loaded library stays mapped once removed
+    if (endsWith(model, ".mlir") &&
+        !compileModel(argv[0], model, compiled, library, error))
+      return fail(error);
+    lib = mixprec::ModelLibrary::open(library, error);
+  }
   if (!lib)
     return fail(error);
 
@@ -121,25 +192,38 @@ int main(int argc, char **argv) {
   if (!fn)
     return fail("the model has no function '" + function +
                 "' (see --list)");
-  if (int32_t(inputPaths.size()) != fn->num_inputs)
+  int32_t numInputs = int32_t(inputPaths.size());
+  if (numInputs < fn->num_inputs)
     return fail(function + " takes " + std::to_string(fn->num_inputs) +
-                " inputs, got " + std::to_string(inputPaths.size()));
+                " inputs " + describe(fn->inputs, fn->num_inputs) + ", got " +
+                std::to_string(numInputs) + ": input " +
+                std::to_string(numInputs) + " ('" +
+                fn->inputs[numInputs].name + "') is missing");
+  if (numInputs > fn->num_inputs)
+    return fail(function + " takes " + std::to_string(fn->num_inputs) +
+                " inputs " + describe(fn->inputs, fn->num_inputs) + ", got " +
+                std::to_string(numInputs) + ": " +
+                inputPaths[fn->num_inputs] + " is one too many");
   if (!outputPaths.empty() && int32_t(outputPaths.size()) != fn->num_outputs)
     return fail(function + " has " + std::to_string(fn->num_outputs) +
                 " outputs, got " + std::to_string(outputPaths.size()) +
                 " output files");
 
   std::vector<mixprec::npy::Array> inputs;
-  for (const std::string &path : inputPaths) {
-    std::optional<mixprec::npy::Array> array = mixprec::npy::read(path, error);
+  for (int32_t i = 0; i < numInputs; ++i) {
+    std::optional<mixprec::npy::Array> array =
+        mixprec::npy::read(inputPaths[i], error);
     if (!array)
       return fail(error);
+    std::string mismatch = checkInput(*fn, i, inputPaths[i], *array);
+    if (!mismatch.empty())
+      return fail(mismatch);
     inputs.push_back(std::move(*array));
   }
   std::vector<mixprec::npy::Array> outputs(fn->num_outputs);
   std::vector<mixprec_tensor> inputTensors, outputTensors;
   for (mixprec::npy::Array &array : inputs)
-    inputTensors.push_back({array.data.data(), array.dtype,
+    inputTensors.push_back({dataOf(array), array.dtype,
                             int32_t(array.shape.size()), array.shape.data()});
   for (int32_t i = 0; i < fn->num_outputs; ++i) {
     const mixprec_tensor_spec &spec = fn->outputs[i];
@@ -150,7 +234,7 @@ int main(int argc, char **argv) {
     for (int64_t size : array.shape)
       elements *= size_t(size);
     array.data.resize(elements * mixprec_dtype_size(spec.dtype));
-    outputTensors.push_back({array.data.data(), array.dtype, spec.rank,
+    outputTensors.push_back({dataOf(array), array.dtype, spec.rank,
                              array.shape.data()});
   }
   if (lib->call(function, inputTensors, outputTensors, error) != MIXPREC_OK)
@@ -158,8 +242,7 @@ int main(int argc, char **argv) {
 
   for (int32_t i = 0; i < fn->num_outputs; ++i) {
     if (outputPaths.empty()) {
-      std::printf("%s: %s\n", fn->outputs[i].name,
-                  describe(fn->outputs[i]).c_str());
+      std::printf("%s\n", describe(fn->outputs[i]).c_str());
       continue;
     }
     if (!mixprec::npy::write(outputPaths[i], outputs[i], error))

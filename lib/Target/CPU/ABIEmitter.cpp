@@ -5,6 +5,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+
 using namespace mlir;
 
 namespace mixprec {
@@ -33,6 +35,22 @@ static std::string descriptorType(size_t rank) {
   return "mixprec_memref_" + std::to_string(rank);
 }
 
+/// `text` as a C string literal; octal escapes cannot swallow the next
+/// character.
+static std::string cStringLiteral(StringRef text) {
+  std::string literal = "\"";
+  for (unsigned char c : text) {
+    if (llvm::isAlnum(c) || c == '_' || c == ' ' || c == '.' || c == '-') {
+      literal += c;
+      continue;
+    }
+    char escape[5];
+    snprintf(escape, sizeof(escape), "\\%03o", c);
+    literal += escape;
+  }
+  return literal + "\"";
+}
+
 static void emitSpecs(llvm::raw_ostream &os, StringRef prefix,
                       ArrayRef<TensorSpec> specs) {
   for (auto [index, spec] : llvm::enumerate(specs))
@@ -46,7 +64,8 @@ static void emitSpecs(llvm::raw_ostream &os, StringRef prefix,
     return;
   os << "static const mixprec_tensor_spec " << prefix << "specs[] = {\n";
   for (auto [index, spec] : llvm::enumerate(specs)) {
-    os << "  {\"" << spec.name << "\", " << dtypeEnumerator(spec.dtype) << ", "
+    os << "  {" << cStringLiteral(spec.name) << ", "
+       << dtypeEnumerator(spec.dtype) << ", "
        << spec.shape.size() << ", ";
     if (spec.shape.empty())
       os << "0";
@@ -126,7 +145,8 @@ std::string emitABISource(ArrayRef<FunctionSignature> functions) {
   os << "\nconst mixprec_model_entry mixprec_model_entries[] = {\n";
   for (auto [index, function] : llvm::enumerate(functions)) {
     std::string prefix = "f" + std::to_string(index) + "_";
-    os << "  {{\"" << function.name << "\", " << function.inputs.size() << ", "
+    os << "  {{" << cStringLiteral(function.name) << ", "
+       << function.inputs.size() << ", "
        << (function.inputs.empty() ? "0" : prefix + "inspecs") << ", "
        << function.outputs.size() << ", "
        << (function.outputs.empty() ? "0" : prefix + "outspecs") << "}, "

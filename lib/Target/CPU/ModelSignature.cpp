@@ -4,6 +4,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 using namespace mlir;
 
 namespace mixprec {
@@ -49,8 +51,15 @@ FailureOr<std::vector<FunctionSignature>> collectSignatures(ModuleOp module) {
   for (auto function : module.getOps<func::FuncOp>()) {
     if (!function.isPublic() || function.isExternal())
       continue;
+    // The name becomes part of C symbols (`_mlir_ciface_<name>`).
+    StringRef name = function.getSymName();
+    if (name.empty() || llvm::isDigit(name.front()) ||
+        !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+      return function.emitError()
+             << "@" << name
+             << ": the model ABI needs function names that are C identifiers";
     FunctionSignature signature;
-    signature.name = function.getSymName().str();
+    signature.name = name.str();
     FunctionType type = function.getFunctionType();
     for (auto [index, input] : llvm::enumerate(type.getInputs())) {
       FailureOr<TensorSpec> spec = specOf(

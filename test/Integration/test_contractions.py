@@ -1,0 +1,372 @@
+"""Contractions (matmul, batch_matmul, linear, conv2d) and pooling on the CPU
+backend against PyTorch.
+
+16-bit inputs are widened and accumulated in f32; the result is rounded once
+to the op's type (ARCHITECTURE.md §4). The references compute in float64 on
+the same (16-bit) input values, and assert_close rounds them once to the
+result type, so only the backend's own f32 rounding is measured.
+
+Every contraction runs on two data sets (harness.random_positive and
+harness.random_exact): positive values with full mantissas, whose sums meet
+the FP32 tolerance in any summation order, and signed values whose products
+and sums are exact, so cancellation cannot hide behind the tolerance.
+"""
+import pytest
+import torch
+import torch.nn.functional as F
+from mixprec import CompileError
+
+from harness import (TORCH_DTYPES, assert_close, module, op_function, precompile, random,
+                     random_exact, random_positive, run, tensor_type)
+
+DATA = [random_positive, random_exact]
+
+# Sizes larger than the vectorizer's tiles (about 8x32x16) and divisible by
+# none of them.
+M, K, N = 37, 53, 29
+
+# (input type, result type): f32, 16-bit inputs with the f32 accumulator as
+# result, and 16-bit results rounded once.
+TYPE_RULES = [("f32", "f32"), ("f16", "f32"), ("bf16", "f32"),
+              ("f16", "f16"), ("bf16", "bf16")]
+TRANSPOSES = [(False, False), (True, False), (False, True), (True, True)]
+
+
+def transpose_attrs(transpose_lhs, transpose_rhs):
+    flags = [name for name, flag in (("transpose_lhs", transpose_lhs),
+                                     ("transpose_rhs", transpose_rhs)) if flag]
+    return "{%s} " % ", ".join(flags) if flags else ""
+
+
+def transpose_name(transpose_lhs, transpose_rhs):
+    return ("t" if transpose_lhs else "n") + ("t" if transpose_rhs else "n")
+
+
+def types_name(types):
+    return "%s_%s" % types
+
+
+def matrix_operand_shapes(batch, transpose_lhs, transpose_rhs):
+    lhs = batch + ((K, M) if transpose_lhs else (M, K))
+    rhs = batch + ((N, K) if transpose_rhs else (K, N))
+    return lhs, rhs
+
+
+def swap_last(tensor, flag):
+    return tensor.transpose(-1, -2) if flag else tensor
+
+
+# ---------------------------------------------------------------------------
+# matmul and batch_matmul
+# ---------------------------------------------------------------------------
+
+def matmul_name(batch, types, transposes):
+    return "%s_%s_%s" % ("batch_matmul%d" % (len(batch) + 2) if batch
+                         else "matmul", types_name(types),
+                         transpose_name(*transposes))
+
+
+def matmul_function(batch, types, transposes):
+    source, result = types
+    lhs, rhs = matrix_operand_shapes(batch, *transposes)
+    a, b = tensor_type(lhs, source), tensor_type(rhs, source)
+    r = tensor_type(batch + (M, N), result)
+    return op_function(matmul_name(batch, types, transposes), [a, b], [r],
+                       "mixprec.%s %%a0, %%a1 %s: %s, %s -> %s" % (
+                           "batch_matmul" if batch else "matmul",
+                           transpose_attrs(*transposes), a, b, r))
+
+
+MATMUL = module([matmul_function((), types, transposes)
+                 for types in TYPE_RULES for transposes in TRANSPOSES])
+
+BATCH_SHAPES = {3: (3,), 4: (2, 3)}
+BATCH_MATMUL_CASES = (
+    [(3, types, t) for types in TYPE_RULES for t in TRANSPOSES] +
+    [(4, types, t) for types in [("f32", "f32"), ("bf16", "f32"),
+                                 ("f16", "f16")] for t in TRANSPOSES])
+
+
+def batch_matmul_bug(types, transposes):
+    """The cases that the tiling vectorizer fails to compile (see
+    BATCH_MATMUL_BUG); each has a module of its own, so that the others
+    still compile and run."""
+    return types[0] != "f32" and not transposes[1]
+
+
+BATCH_MATMUL_BUG = (
+    "batch_matmul with f16/bf16 operands and an untransposed rhs does not "
+    "compile (any shape): 'LLVM Translation failed for operation: "
+    "builtin.unrealized_conversion_cast' of !llvm.array<1 x array<M x "
+    "vector<Nxf32>>> to vector<1xMxNxf32>, a rank-3 vector of the batch "
+    "dim that the vector-to-LLVM lowering leaves behind")
+
+BATCH_MATMUL = module([matmul_function(BATCH_SHAPES[rank], types, t)
+                       for rank, types, t in BATCH_MATMUL_CASES
+                       if not batch_matmul_bug(types, t)])
+
+
+def check_matmul(text, batch, types, transposes, seed):
+    source, result = types
+    lhs_shape, rhs_shape = matrix_operand_shapes(batch, *transposes)
+    name = matmul_name(batch, types, transposes)
+    for data in DATA:
+        lhs = data(lhs_shape, source, seed)
+        rhs = data(rhs_shape, source, seed + 1)
+        (out,) = run(text, name, [lhs, rhs])
+        expected = torch.matmul(swap_last(lhs.double(), transposes[0]),
+                                swap_last(rhs.double(), transposes[1]))
+        assert out.shape == expected.shape
+        assert_close(out, expected, result)
+
+
+@pytest.mark.parametrize("transposes", TRANSPOSES,
+                         ids=[transpose_name(*t) for t in TRANSPOSES])
+@pytest.mark.parametrize("types", TYPE_RULES, ids=types_name)
+def test_matmul(types, transposes):
+    check_matmul(MATMUL, (), types, transposes, 10)
+
+
+@pytest.mark.parametrize("rank,types,transposes", [
+    pytest.param(rank, types, t, id="rank%d-%s-%s" % (
+        rank, types_name(types), transpose_name(*t)), marks=[
+            pytest.mark.xfail(reason=BATCH_MATMUL_BUG, raises=CompileError,
+                              strict=True)
+        ] if batch_matmul_bug(types, t) else [])
+    for rank, types, t in BATCH_MATMUL_CASES])
+def test_batch_matmul(rank, types, transposes):
+    batch = BATCH_SHAPES[rank]
+    text = (module([matmul_function(batch, types, transposes)])
+            if batch_matmul_bug(types, transposes) else BATCH_MATMUL)
+    check_matmul(text, batch, types, transposes, 20)
+
+
+def test_matmul_f16_accumulates_in_f32():
+    # Each product is exact in f32 and the sum 2048 + 64 * 0.5 = 2080 is
+    # exact too; an f16 accumulator would stall at 2048 (its ulp there is 2).
+    lhs = torch.cat([torch.full((M, 1), 2048.0),
+                     torch.full((M, K - 1), 0.5)], 1).half()
+    rhs = torch.ones((K, N)).half()
+    (out,) = run(MATMUL, "matmul_f16_f32_nn", [lhs, rhs])
+    assert torch.equal(out, torch.full((M, N), 2048.0 + 0.5 * (K - 1)))
+
+
+# ---------------------------------------------------------------------------
+# linear
+# ---------------------------------------------------------------------------
+
+LINEAR_INPUTS = {1: (K,), 2: (M, K), 3: (3, M, K)}
+# Every type rule on rank 2; ranks 1 and 3 (the reshapes around the
+# product) with f32 and a 16-bit result.
+LINEAR_CASES = [(rank, bias, types) for rank in (1, 2, 3)
+                for bias in (True, False) for types in TYPE_RULES
+                if rank == 2 or types in [("f32", "f32"), ("f16", "f32"),
+                                          ("bf16", "bf16")]]
+
+
+def linear_name(rank, bias, types):
+    return "linear%d_%s_%s" % (rank, "bias" if bias else "nobias",
+                               types_name(types))
+
+
+def linear_function(rank, bias, types):
+    source, result = types
+    x = tensor_type(LINEAR_INPUTS[rank], source)
+    w = tensor_type((N, K), source)
+    b = tensor_type((N,), source)
+    r = tensor_type(LINEAR_INPUTS[rank][:-1] + (N,), result)
+    if bias:
+        return op_function(linear_name(rank, bias, types), [x, w, b], [r],
+                           "mixprec.linear %%a0, %%a1, %%a2 : %s, %s, %s -> %s"
+                           % (x, w, b, r))
+    return op_function(linear_name(rank, bias, types), [x, w], [r],
+                       "mixprec.linear %%a0, %%a1 : %s, %s -> %s" % (x, w, r))
+
+
+LINEAR = module([linear_function(*case) for case in LINEAR_CASES])
+
+
+@pytest.mark.parametrize(
+    "rank,bias,types", LINEAR_CASES,
+    ids=["rank%d-%s-%s" % (rank, "bias" if bias else "nobias",
+                           types_name(types))
+         for rank, bias, types in LINEAR_CASES])
+def test_linear(rank, bias, types):
+    source, result = types
+    for data in DATA:
+        x = data(LINEAR_INPUTS[rank], source, 30)
+        w = data((N, K), source, 31)
+        b = data((N,), source, 32) if bias else None
+        inputs = [x, w] + ([b] if bias else [])
+        (out,) = run(LINEAR, linear_name(rank, bias, types), inputs)
+        expected = F.linear(x.double(), w.double(),
+                            b.double() if bias else None)
+        assert out.shape == expected.shape
+        assert_close(out, expected, result)
+
+
+# ---------------------------------------------------------------------------
+# conv2d
+# ---------------------------------------------------------------------------
+
+# name: (input NCHW, out channels, kernel (kh, kw), stride, padding,
+#        dilation, groups)
+CONV_CONFIGS = {
+    "basic": ((2, 3, 19, 23), 5, (3, 3), (1, 1), (0, 0), (1, 1), 1),
+    "strided_padded": ((2, 3, 19, 23), 6, (3, 5), (2, 3), (1, 2), (1, 1), 1),
+    "dilated": ((2, 4, 19, 23), 5, (3, 3), (1, 2), (2, 1), (2, 3), 1),
+    "groups": ((2, 6, 17, 21), 9, (3, 3), (1, 1), (1, 1), (1, 1), 3),
+    "depthwise": ((2, 7, 17, 21), 7, (3, 3), (2, 2), (1, 1), (1, 1), 7),
+    "depthwise_multiplier": ((2, 5, 17, 21), 10, (5, 3), (1, 1), (2, 1),
+                             (1, 1), 5),
+    "pointwise": ((2, 17, 13, 11), 33, (1, 1), (1, 1), (0, 0), (1, 1), 1),
+}
+CONV_CASES = (
+    [(config, bias, ("f32", "f32")) for config in sorted(CONV_CONFIGS)
+     for bias in (True, False)] +
+    [(config, True, types) for config in ("strided_padded", "groups")
+     for types in TYPE_RULES[1:]] +
+    [("basic", False, ("f16", "f16")), ("depthwise", True, ("bf16", "bf16"))])
+
+
+def conv_name(config, bias, types):
+    return "conv_%s_%s_%s" % (config, "bias" if bias else "nobias",
+                              types_name(types))
+
+
+def conv_output_shape(config):
+    shape, out, kernel, stride, padding, dilation, _ = CONV_CONFIGS[config]
+    spatial = [(shape[2 + i] + 2 * padding[i] - dilation[i] *
+                (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(2)]
+    return (shape[0], out) + tuple(spatial)
+
+
+def conv_function(config, bias, types):
+    shape, out, kernel, stride, padding, dilation, groups = \
+        CONV_CONFIGS[config]
+    source, result = types
+    x = tensor_type(shape, source)
+    w = tensor_type((out, shape[1] // groups) + kernel, source)
+    b = tensor_type((out,), source)
+    r = tensor_type(conv_output_shape(config), result)
+    attrs = ("{stride = array<i64: %d, %d>, padding = array<i64: %d, %d>, "
+             "dilation = array<i64: %d, %d>, groups = %d : i64}" %
+             (stride + padding + dilation + (groups,)))
+    if bias:
+        return op_function(conv_name(config, bias, types), [x, w, b], [r],
+                           "mixprec.conv2d %%a0, %%a1, %%a2 %s : %s, %s, %s "
+                           "-> %s" % (attrs, x, w, b, r))
+    return op_function(conv_name(config, bias, types), [x, w], [r],
+                       "mixprec.conv2d %%a0, %%a1 %s : %s, %s -> %s" %
+                       (attrs, x, w, r))
+
+
+CONV = module([conv_function(*case) for case in CONV_CASES])
+
+
+@pytest.mark.parametrize(
+    "config,bias,types", CONV_CASES,
+    ids=["%s-%s-%s" % (config, "bias" if bias else "nobias",
+                       types_name(types))
+         for config, bias, types in CONV_CASES])
+def test_conv2d(config, bias, types):
+    shape, out, kernel, stride, padding, dilation, groups = \
+        CONV_CONFIGS[config]
+    source, result = types
+    for data in DATA:
+        x = data(shape, source, 40)
+        w = data((out, shape[1] // groups) + kernel, source, 41)
+        b = data((out,), source, 42) if bias else None
+        inputs = [x, w] + ([b] if bias else [])
+        (y,) = run(CONV, conv_name(config, bias, types), inputs)
+        expected = F.conv2d(x.double(), w.double(),
+                            b.double() if bias else None, stride=stride,
+                            padding=padding, dilation=dilation, groups=groups)
+        assert y.shape == expected.shape
+        assert_close(y, expected, result)
+
+
+# ---------------------------------------------------------------------------
+# max_pool2d and avg_pool2d
+# ---------------------------------------------------------------------------
+
+POOL_INPUT = (2, 5, 19, 23)
+# name: (kernel, stride, padding)
+POOL_CONFIGS = {
+    "k3s2p1": ((3, 3), (2, 2), (1, 1)),
+    "k2x3s1x2p1x0": ((2, 3), (1, 2), (1, 0)),
+    "k3x2s3x2": ((3, 2), (3, 2), (0, 0)),
+    "k4x5s2x3p2x2": ((4, 5), (2, 3), (2, 2)),
+}
+POOL_CASES = [(op, config, dtype) for op in ("max_pool2d", "avg_pool2d")
+              for config in sorted(POOL_CONFIGS)
+              for dtype in ("f32", "f16", "bf16")]
+
+
+def pool_name(op, config, dtype):
+    return "%s_%s_%s" % (op, config, dtype)
+
+
+def pool_output_shape(config):
+    kernel, stride, padding = POOL_CONFIGS[config]
+    return POOL_INPUT[:2] + tuple(
+        (POOL_INPUT[2 + i] + 2 * padding[i] - kernel[i]) // stride[i] + 1
+        for i in range(2))
+
+
+def pool_function(op, config, dtype):
+    kernel, stride, padding = POOL_CONFIGS[config]
+    x = tensor_type(POOL_INPUT, dtype)
+    r = tensor_type(pool_output_shape(config), dtype)
+    return op_function(
+        pool_name(op, config, dtype), [x], [r],
+        "mixprec.%s %%a0 {kernel = array<i64: %d, %d>, stride = array<i64: "
+        "%d, %d>, padding = array<i64: %d, %d>} : %s"
+        % ((op,) + kernel + stride + padding + (x,)))
+
+
+POOL = module([pool_function(*case) for case in POOL_CASES])
+
+
+def torch_pool(op, x, config):
+    kernel, stride, padding = POOL_CONFIGS[config]
+    if op == "max_pool2d":
+        return F.max_pool2d(x, kernel, stride, padding)
+    return F.avg_pool2d(x, kernel, stride, padding)  # count_include_pad
+
+
+@pytest.mark.parametrize("op,config,dtype", POOL_CASES,
+                         ids=["-".join(case) for case in POOL_CASES])
+def test_pool2d(op, config, dtype):
+    # Negative values: a padded element that counted as 0 in the maximum
+    # (instead of -inf) would show.
+    for x in (-random_positive(POOL_INPUT, dtype, 50),
+              random_exact(POOL_INPUT, dtype, 51),
+              random_positive(POOL_INPUT, dtype, 52)):
+        (y,) = run(POOL, pool_name(op, config, dtype), [x])
+        expected = torch_pool(op, x.double(), config)
+        assert y.shape == expected.shape
+        assert_close(y, expected, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("config", ["k3s2p1", "k3x2s3x2"])
+def test_max_pool2d_propagates_nan(config, dtype):
+    x = random(POOL_INPUT, "f32", 53)
+    x[0, 0, 0, 0] = float("nan")       # a corner, next to the padding
+    x[0, 1, 7, 9] = float("nan")
+    x[1, 4, 18, 22] = float("nan")
+    x[1, 2, 5, 5] = float("inf")
+    x[1, 3, 10, 10] = -float("inf")
+    x = x.to(TORCH_DTYPES[dtype])
+    (y,) = run(POOL, pool_name("max_pool2d", config, dtype), [x])
+    expected = F.max_pool2d(x.double(), *POOL_CONFIGS[config])
+    assert expected.isnan().any()
+    assert torch.equal(y.float().isnan(), expected.isnan())
+    assert_close(y, expected, dtype)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _precompiled():
+    """Compiles every module of this file concurrently before its tests."""
+    precompile([MATMUL, BATCH_MATMUL, LINEAR, CONV, POOL])

@@ -1,0 +1,453 @@
+//===- ModelRuntimeTest.cpp - the C ABI of compiled models ----------------===//
+//
+// runtime/ModelRuntime.cpp linked with a hand-written function table in place
+// of the one mixprec-compile generates: two fake functions whose invoke
+// writes known values, so every check of mixprec_call can be seen to run
+// (or not run) the function.
+//
+// This is its own executable: the table is a global the runtime links
+// against, and a model has exactly one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelEntries.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+int scaleCalls = 0;
+int packCalls = 0;
+
+/// scale(x: f32[2, 3], factor: f32[]) -> (y: f32[2, 3], count: i64[])
+void scaleInvoke(const mixprec_tensor *in, const mixprec_tensor *out) {
+  ++scaleCalls;
+  const float *x = static_cast<const float *>(in[0].data);
+  float factor = *static_cast<const float *>(in[1].data);
+  float *y = static_cast<float *>(out[0].data);
+  for (int i = 0; i < 6; ++i)
+    y[i] = x[i] * factor;
+  *static_cast<int64_t *>(out[1].data) = 6;
+}
+
+/// pack(mask: bool[4], bits: bf16[2, 2], <long name>: i32[1, 1, 2],
+///      half: f16[3]) -> (packed: i32[4])
+void packInvoke(const mixprec_tensor *in, const mixprec_tensor *out) {
+  ++packCalls;
+  const uint8_t *mask = static_cast<const uint8_t *>(in[0].data);
+  int32_t *packed = static_cast<int32_t *>(out[0].data);
+  for (int i = 0; i < 4; ++i)
+    packed[i] = mask[i] ? 100 + i : -1;
+}
+
+const int64_t kMatrixShape[] = {2, 3};
+const int64_t kVector4Shape[] = {4};
+const int64_t kSquareShape[] = {2, 2};
+const int64_t kRank3Shape[] = {1, 1, 2};
+const int64_t kVector3Shape[] = {3};
+
+// Longer than the runtime's message buffer: messages are cut, not overrun.
+const std::string kLongName(700, 'z');
+
+const mixprec_tensor_spec kScaleInputs[] = {
+    {"x", MIXPREC_F32, 2, kMatrixShape},
+    {"factor", MIXPREC_F32, 0, nullptr},
+};
+const mixprec_tensor_spec kScaleOutputs[] = {
+    {"y", MIXPREC_F32, 2, kMatrixShape},
+    {"count", MIXPREC_I64, 0, nullptr},
+};
+const mixprec_tensor_spec kPackInputs[] = {
+    {"mask", MIXPREC_BOOL, 1, kVector4Shape},
+    {"bits", MIXPREC_BF16, 2, kSquareShape},
+    {kLongName.c_str(), MIXPREC_I32, 3, kRank3Shape},
+    {"half", MIXPREC_F16, 1, kVector3Shape},
+};
+const mixprec_tensor_spec kPackOutputs[] = {
+    {"packed", MIXPREC_I32, 1, kVector4Shape},
+};
+
+} // namespace
+
+// The table mixprec-compile would generate (ModelEntries.h declares both
+// extern "C").
+const mixprec_model_entry mixprec_model_entries[] = {
+    {{"scale", 2, kScaleInputs, 2, kScaleOutputs}, scaleInvoke},
+    {{"pack", 4, kPackInputs, 1, kPackOutputs}, packInvoke},
+};
+const int32_t mixprec_model_num_entries = 2;
+
+namespace {
+
+constexpr float kSentinelFloat = -12345.0f;
+constexpr int64_t kSentinelI64 = 0x5a5a5a5a5a5a5a5a;
+
+/// Arguments of a valid call of scale, which each test then breaks.
+struct ScaleCall {
+  float x[6] = {1, 2, 3, 4, 5, 6};
+  float factor = 2.0f;
+  float y[6];
+  int64_t count = kSentinelI64;
+  std::vector<mixprec_tensor> inputs = {
+      {x, MIXPREC_F32, 2, kMatrixShape},
+      {&factor, MIXPREC_F32, 0, nullptr},
+  };
+  std::vector<mixprec_tensor> outputs = {
+      {y, MIXPREC_F32, 2, kMatrixShape},
+      {&count, MIXPREC_I64, 0, nullptr},
+  };
+
+  ScaleCall() {
+    for (float &value : y)
+      value = kSentinelFloat;
+  }
+
+  mixprec_status call(const char *name = "scale") {
+    return mixprec_call(name, inputs.data(), int32_t(inputs.size()),
+                        outputs.data(), int32_t(outputs.size()));
+  }
+
+  bool outputsUntouched() const {
+    for (float value : y)
+      if (value != kSentinelFloat)
+        return false;
+    return count == kSentinelI64;
+  }
+};
+
+class ModelRuntime : public ::testing::Test {
+protected:
+  void SetUp() override { scaleCalls = packCalls = 0; }
+
+  /// Expects `status` to be MIXPREC_INVALID_ARGUMENT with a message holding
+  /// each of `parts`, the function not to have run and the outputs of `call`
+  /// to be untouched.
+  void expectRejected(mixprec_status status, const ScaleCall &call,
+                      std::vector<std::string> parts) {
+    EXPECT_EQ(status, MIXPREC_INVALID_ARGUMENT);
+    std::string message = mixprec_last_error();
+    for (const std::string &part : parts)
+      EXPECT_NE(message.find(part), std::string::npos)
+          << "'" << part << "' not in: " << message;
+    EXPECT_EQ(scaleCalls, 0) << "the function ran: " << message;
+    EXPECT_TRUE(call.outputsUntouched()) << message;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The function table
+//===----------------------------------------------------------------------===//
+
+TEST_F(ModelRuntime, AbiVersion) {
+  EXPECT_EQ(mixprec_abi_version(), MIXPREC_ABI_VERSION);
+}
+
+TEST_F(ModelRuntime, FunctionAtBounds) {
+  ASSERT_EQ(mixprec_num_functions(), 2);
+  const mixprec_function *scale = mixprec_function_at(0);
+  const mixprec_function *pack = mixprec_function_at(1);
+  ASSERT_NE(scale, nullptr);
+  ASSERT_NE(pack, nullptr);
+  EXPECT_STREQ(scale->name, "scale");
+  EXPECT_STREQ(pack->name, "pack");
+  EXPECT_EQ(scale->num_inputs, 2);
+  EXPECT_EQ(scale->inputs, kScaleInputs);
+  EXPECT_EQ(scale->num_outputs, 2);
+  EXPECT_EQ(scale->outputs, kScaleOutputs);
+  for (int32_t index : {-1, 2, 3, INT32_MIN, INT32_MAX})
+    EXPECT_EQ(mixprec_function_at(index), nullptr) << index;
+}
+
+TEST_F(ModelRuntime, FindFunction) {
+  EXPECT_EQ(mixprec_find_function("scale"), mixprec_function_at(0));
+  EXPECT_EQ(mixprec_find_function("pack"), mixprec_function_at(1));
+  for (const char *name : {"", "scal", "scale2", "Scale", "pack ", "none"})
+    EXPECT_EQ(mixprec_find_function(name), nullptr) << name;
+  EXPECT_EQ(mixprec_find_function(nullptr), nullptr);
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+TEST_F(ModelRuntime, CallSucceeds) {
+  ScaleCall call;
+  ASSERT_EQ(call.call(), MIXPREC_OK) << mixprec_last_error();
+  EXPECT_EQ(scaleCalls, 1);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(call.y[i], 2.0f * float(i + 1)) << i;
+  EXPECT_EQ(call.count, 6);
+}
+
+TEST_F(ModelRuntime, CallOfEveryDtype) {
+  uint8_t mask[4] = {1, 0, 1, 1};
+  uint16_t bits[4] = {0x3f80, 0, 0, 0};
+  int32_t ints[2] = {7, 8};
+  uint16_t half[3] = {0x3c00, 0, 0};
+  int32_t packed[4] = {0, 0, 0, 0};
+  mixprec_tensor inputs[] = {{mask, MIXPREC_BOOL, 1, kVector4Shape},
+                             {bits, MIXPREC_BF16, 2, kSquareShape},
+                             {ints, MIXPREC_I32, 3, kRank3Shape},
+                             {half, MIXPREC_F16, 1, kVector3Shape}};
+  mixprec_tensor outputs[] = {{packed, MIXPREC_I32, 1, kVector4Shape}};
+  ASSERT_EQ(mixprec_call("pack", inputs, 4, outputs, 1), MIXPREC_OK)
+      << mixprec_last_error();
+  EXPECT_EQ(packCalls, 1);
+  EXPECT_EQ(scaleCalls, 0);
+  EXPECT_EQ(packed[0], 100);
+  EXPECT_EQ(packed[1], -1);
+  EXPECT_EQ(packed[2], 102);
+  EXPECT_EQ(packed[3], 103);
+}
+
+TEST_F(ModelRuntime, ShapeArraysNeedOnlyEqualValues) {
+  // The caller's shape is compared by value, not by pointer; a rank-0 tensor
+  // may carry a (useless) shape pointer.
+  ScaleCall call;
+  int64_t shape[] = {2, 3};
+  int64_t unused = 99;
+  call.inputs[0].shape = shape;
+  call.inputs[1].shape = &unused;
+  ASSERT_EQ(call.call(), MIXPREC_OK) << mixprec_last_error();
+  EXPECT_EQ(call.count, 6);
+}
+
+TEST_F(ModelRuntime, UnknownFunction) {
+  ScaleCall call;
+  EXPECT_EQ(call.call("nope"), MIXPREC_NOT_FOUND);
+  EXPECT_NE(std::string(mixprec_last_error()).find("'nope'"),
+            std::string::npos)
+      << mixprec_last_error();
+  EXPECT_EQ(call.call(nullptr), MIXPREC_NOT_FOUND);
+  EXPECT_NE(std::string(mixprec_last_error()).find("(null)"),
+            std::string::npos)
+      << mixprec_last_error();
+  EXPECT_EQ(call.call(""), MIXPREC_NOT_FOUND);
+  EXPECT_EQ(scaleCalls + packCalls, 0);
+  EXPECT_TRUE(call.outputsUntouched());
+}
+
+TEST_F(ModelRuntime, TooFewInputs) {
+  ScaleCall call;
+  call.inputs.pop_back();
+  expectRejected(call.call(), call,
+                 {"scale", "expects 2 inputs, got 1", "input 1", "'factor'",
+                  "missing"});
+  ScaleCall none;
+  none.inputs.clear();
+  expectRejected(none.call(), none, {"got 0", "input 0 ('x') is missing"});
+  expectRejected(mixprec_call("scale", none.inputs.data(), -1,
+                              none.outputs.data(), 2),
+                 none, {"got -1", "input 0 ('x') is missing"});
+}
+
+TEST_F(ModelRuntime, TooManyInputs) {
+  ScaleCall call;
+  call.inputs.push_back(call.inputs[1]);
+  expectRejected(call.call(), call,
+                 {"scale", "expects 2 inputs, got 3", "input 2"});
+}
+
+TEST_F(ModelRuntime, WrongOutputCounts) {
+  ScaleCall call;
+  mixprec_tensor count = call.outputs[1];
+  call.outputs.pop_back();
+  expectRejected(call.call(), call,
+                 {"expects 2 outputs, got 1", "output 1 ('count') is missing"});
+  call.outputs.push_back(count);
+  call.outputs.push_back(count);
+  expectRejected(call.call(), call, {"expects 2 outputs, got 3", "output 2"});
+}
+
+TEST_F(ModelRuntime, NullTensorArrays) {
+  ScaleCall call;
+  expectRejected(
+      mixprec_call("scale", nullptr, 2, call.outputs.data(), 2), call,
+      {"scale", "inputs", "null"});
+  expectRejected(
+      mixprec_call("scale", call.inputs.data(), 2, nullptr, 2), call,
+      {"scale", "outputs", "null"});
+}
+
+TEST_F(ModelRuntime, WrongDtype) {
+  ScaleCall call;
+  call.inputs[1].dtype = MIXPREC_I32;
+  expectRejected(call.call(), call,
+                 {"scale", "input 1", "'factor'", "must be f32, got i32"});
+  ScaleCall unknown;
+  unknown.inputs[0].dtype = mixprec_dtype(42);
+  expectRejected(unknown.call(), unknown,
+                 {"input 0", "'x'", "must be f32, got unknown"});
+}
+
+TEST_F(ModelRuntime, WrongRank) {
+  ScaleCall call;
+  int64_t shape[] = {6};
+  call.inputs[0].rank = 1;
+  call.inputs[0].shape = shape;
+  expectRejected(call.call(), call,
+                 {"input 0", "'x'", "must have rank 2, got 1"});
+  ScaleCall scalar;
+  scalar.inputs[1].rank = 1;
+  scalar.inputs[1].shape = shape;
+  expectRejected(scalar.call(), scalar,
+                 {"input 1", "'factor'", "must have rank 0, got 1"});
+  ScaleCall negative;
+  negative.inputs[0].rank = -2;
+  expectRejected(negative.call(), negative,
+                 {"input 0", "'x'", "must have rank 2, got -2"});
+}
+
+TEST_F(ModelRuntime, WrongShape) {
+  for (int dim = 0; dim < 2; ++dim) {
+    ScaleCall call;
+    int64_t shape[] = {2, 3};
+    shape[dim] += 1;
+    call.inputs[0].shape = shape;
+    std::string expected = "dim " + std::to_string(dim) + " must be " +
+                           std::to_string(kMatrixShape[dim]) + ", got " +
+                           std::to_string(shape[dim]);
+    expectRejected(call.call(), call, {"input 0", "'x'", expected});
+  }
+  // The transposed shape has the same element count and is still wrong.
+  ScaleCall transposed;
+  int64_t shape[] = {3, 2};
+  transposed.inputs[0].shape = shape;
+  expectRejected(transposed.call(), transposed,
+                 {"input 0", "'x'", "dim 0 must be 2, got 3"});
+}
+
+TEST_F(ModelRuntime, NullShape) {
+  ScaleCall call;
+  call.inputs[0].shape = nullptr;
+  expectRejected(call.call(), call, {"input 0", "'x'", "has no shape"});
+}
+
+TEST_F(ModelRuntime, NullData) {
+  ScaleCall call;
+  call.inputs[1].data = nullptr; // a rank-0 tensor needs data too
+  expectRejected(call.call(), call, {"input 1", "'factor'", "has no data"});
+  ScaleCall matrix;
+  matrix.inputs[0].data = nullptr;
+  expectRejected(matrix.call(), matrix, {"input 0", "'x'", "has no data"});
+}
+
+TEST_F(ModelRuntime, OutputsAreCheckedToo) {
+  // Every input is valid; the outputs are checked before the function runs.
+  ScaleCall call;
+  call.outputs[1].dtype = MIXPREC_I32;
+  expectRejected(call.call(), call,
+                 {"scale", "output 1", "'count'", "must be i64, got i32"});
+  ScaleCall shape;
+  int64_t wrong[] = {2, 4};
+  shape.outputs[0].shape = wrong;
+  expectRejected(shape.call(), shape,
+                 {"output 0", "'y'", "dim 1 must be 3, got 4"});
+  ScaleCall data;
+  data.outputs[1].data = nullptr;
+  expectRejected(data.call(), data, {"output 1", "'count'", "has no data"});
+}
+
+TEST_F(ModelRuntime, FirstBadArgumentIsReported) {
+  ScaleCall call;
+  call.inputs[1].dtype = MIXPREC_F16;
+  call.outputs[0].dtype = MIXPREC_F16;
+  expectRejected(call.call(), call, {"input 1", "'factor'"});
+}
+
+TEST_F(ModelRuntime, LongMessagesAreCut) {
+  uint8_t mask[4] = {};
+  uint16_t bits[4] = {};
+  int32_t ints[2] = {};
+  uint16_t half[3] = {};
+  int32_t packed[4] = {-7, -7, -7, -7};
+  mixprec_tensor inputs[] = {{mask, MIXPREC_BOOL, 1, kVector4Shape},
+                             {bits, MIXPREC_BF16, 2, kSquareShape},
+                             {ints, MIXPREC_I64, 3, kRank3Shape},
+                             {half, MIXPREC_F16, 1, kVector3Shape}};
+  mixprec_tensor outputs[] = {{packed, MIXPREC_I32, 1, kVector4Shape}};
+  ASSERT_EQ(mixprec_call("pack", inputs, 4, outputs, 1),
+            MIXPREC_INVALID_ARGUMENT);
+  std::string message = mixprec_last_error();
+  EXPECT_EQ(message.rfind("pack: input 2 ('zzz", 0), 0u) << message;
+  EXPECT_LT(message.size(), 512u);
+  EXPECT_EQ(packCalls, 0);
+  for (int32_t value : packed)
+    EXPECT_EQ(value, -7);
+}
+
+//===----------------------------------------------------------------------===//
+// mixprec_last_error
+//===----------------------------------------------------------------------===//
+
+TEST_F(ModelRuntime, LastErrorSurvivesSuccessfulCalls) {
+  ScaleCall bad;
+  bad.inputs[1].dtype = MIXPREC_I32;
+  ASSERT_EQ(bad.call(), MIXPREC_INVALID_ARGUMENT);
+  std::string message = mixprec_last_error();
+  ScaleCall good;
+  ASSERT_EQ(good.call(), MIXPREC_OK);
+  EXPECT_EQ(std::string(mixprec_last_error()), message);
+}
+
+TEST_F(ModelRuntime, LastErrorIsPerThread) {
+  ScaleCall bad;
+  bad.inputs[1].dtype = MIXPREC_I32;
+  ASSERT_EQ(bad.call(), MIXPREC_INVALID_ARGUMENT);
+  std::string message = mixprec_last_error();
+  std::string otherMessage;
+  std::thread other([&] {
+    ScaleCall call;
+    EXPECT_EQ(call.call("elsewhere"), MIXPREC_NOT_FOUND);
+    otherMessage = mixprec_last_error();
+  });
+  other.join();
+  EXPECT_NE(otherMessage.find("'elsewhere'"), std::string::npos)
+      << otherMessage;
+  EXPECT_EQ(std::string(mixprec_last_error()), message);
+}
+
+//===----------------------------------------------------------------------===//
+// Dtypes
+//===----------------------------------------------------------------------===//
+
+TEST(ModelRuntimeDtype, SizeAndName) {
+  struct Expected {
+    mixprec_dtype dtype;
+    size_t size;
+    const char *name;
+  };
+  for (const Expected &expected :
+       {Expected{MIXPREC_F32, 4, "f32"}, Expected{MIXPREC_F16, 2, "f16"},
+        Expected{MIXPREC_BF16, 2, "bf16"}, Expected{MIXPREC_I32, 4, "i32"},
+        Expected{MIXPREC_I64, 8, "i64"}, Expected{MIXPREC_BOOL, 1, "bool"}}) {
+    EXPECT_EQ(mixprec_dtype_size(expected.dtype), expected.size)
+        << expected.name;
+    EXPECT_STREQ(mixprec_dtype_name(expected.dtype), expected.name);
+  }
+  for (int unknown : {-1, 6, 1000}) {
+    EXPECT_EQ(mixprec_dtype_size(mixprec_dtype(unknown)), 0u) << unknown;
+    EXPECT_STREQ(mixprec_dtype_name(mixprec_dtype(unknown)), "unknown");
+  }
+}
+
+TEST(ModelRuntimeDtype, EnumValuesAreTheABI) {
+  // Compiled models and the Python package hard-code these numbers.
+  EXPECT_EQ(MIXPREC_F32, 0);
+  EXPECT_EQ(MIXPREC_F16, 1);
+  EXPECT_EQ(MIXPREC_BF16, 2);
+  EXPECT_EQ(MIXPREC_I32, 3);
+  EXPECT_EQ(MIXPREC_I64, 4);
+  EXPECT_EQ(MIXPREC_BOOL, 5);
+  EXPECT_EQ(MIXPREC_OK, 0);
+  EXPECT_EQ(MIXPREC_INVALID_ARGUMENT, 1);
+  EXPECT_EQ(MIXPREC_NOT_FOUND, 2);
+  EXPECT_EQ(MIXPREC_INTERNAL, 3);
+}
+
+} // namespace
