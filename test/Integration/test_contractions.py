@@ -14,16 +14,16 @@ and sums are exact, so cancellation cannot hide behind the tolerance.
 import pytest
 import torch
 import torch.nn.functional as F
-from mixprec import CompileError
 
-from harness import (TORCH_DTYPES, assert_close, module, op_function, precompile, random,
-                     random_exact, random_positive, run, tensor_type)
+from harness import (TORCH_DTYPES, assert_close, module, op_function,
+                     precompile, random, random_exact, random_positive, run,
+                     tensor_type)
 
 DATA = [random_positive, random_exact]
 
-# Sizes larger than the vectorizer's tiles (about 8x32x16) and divisible by
-# none of them.
-M, K, N = 37, 53, 29
+# Sizes larger than the vectorizer's tiles (m, n, k about 8, 32, 16) and
+# divisible by none of them, so that every loop has full and partial tiles.
+M, K, N = 19, 23, 37
 
 # (input type, result type): f32, 16-bit inputs with the f32 accumulator as
 # result, and 16-bit results rounded once.
@@ -81,29 +81,16 @@ MATMUL = module([matmul_function((), types, transposes)
                  for types in TYPE_RULES for transposes in TRANSPOSES])
 
 BATCH_SHAPES = {3: (3,), 4: (2, 3)}
+# matmul covers every type rule; batch_matmul (one more lowering path and
+# the reshapes of rank 4) takes f32, a widened 16-bit input with the f32
+# accumulator and 16-bit results of either type.
 BATCH_MATMUL_CASES = (
-    [(3, types, t) for types in TYPE_RULES for t in TRANSPOSES] +
-    [(4, types, t) for types in [("f32", "f32"), ("bf16", "f32"),
-                                 ("f16", "f16")] for t in TRANSPOSES])
-
-
-def batch_matmul_bug(types, transposes):
-    """The cases that the tiling vectorizer fails to compile (see
-    BATCH_MATMUL_BUG); each has a module of its own, so that the others
-    still compile and run."""
-    return types[0] != "f32" and not transposes[1]
-
-
-BATCH_MATMUL_BUG = (
-    "batch_matmul with f16/bf16 operands and an untransposed rhs does not "
-    "compile (any shape): 'LLVM Translation failed for operation: "
-    "builtin.unrealized_conversion_cast' of !llvm.array<1 x array<M x "
-    "vector<Nxf32>>> to vector<1xMxNxf32>, a rank-3 vector of the batch "
-    "dim that the vector-to-LLVM lowering leaves behind")
-
+    [(3, types, t) for types in [("f32", "f32"), ("f16", "f32"),
+                                 ("bf16", "bf16")] for t in TRANSPOSES] +
+    [(4, types, t) for types in [("f32", "f32"), ("f16", "f16")]
+     for t in TRANSPOSES])
 BATCH_MATMUL = module([matmul_function(BATCH_SHAPES[rank], types, t)
-                       for rank, types, t in BATCH_MATMUL_CASES
-                       if not batch_matmul_bug(types, t)])
+                       for rank, types, t in BATCH_MATMUL_CASES])
 
 
 def check_matmul(text, batch, types, transposes, seed):
@@ -127,23 +114,17 @@ def test_matmul(types, transposes):
     check_matmul(MATMUL, (), types, transposes, 10)
 
 
-@pytest.mark.parametrize("rank,types,transposes", [
-    pytest.param(rank, types, t, id="rank%d-%s-%s" % (
-        rank, types_name(types), transpose_name(*t)), marks=[
-            pytest.mark.xfail(reason=BATCH_MATMUL_BUG, raises=CompileError,
-                              strict=True)
-        ] if batch_matmul_bug(types, t) else [])
-    for rank, types, t in BATCH_MATMUL_CASES])
+@pytest.mark.parametrize(
+    "rank,types,transposes", BATCH_MATMUL_CASES,
+    ids=["rank%d-%s-%s" % (rank, types_name(types), transpose_name(*t))
+         for rank, types, t in BATCH_MATMUL_CASES])
 def test_batch_matmul(rank, types, transposes):
-    batch = BATCH_SHAPES[rank]
-    text = (module([matmul_function(batch, types, transposes)])
-            if batch_matmul_bug(types, transposes) else BATCH_MATMUL)
-    check_matmul(text, batch, types, transposes, 20)
+    check_matmul(BATCH_MATMUL, BATCH_SHAPES[rank], types, transposes, 20)
 
 
 def test_matmul_f16_accumulates_in_f32():
-    # Each product is exact in f32 and the sum 2048 + 64 * 0.5 = 2080 is
-    # exact too; an f16 accumulator would stall at 2048 (its ulp there is 2).
+    # Each product is exact in f32 and the sum 2048 + (K - 1) * 0.5 is exact
+    # too; an f16 accumulator would stall at 2048 (its ulp there is 2).
     lhs = torch.cat([torch.full((M, 1), 2048.0),
                      torch.full((M, K - 1), 0.5)], 1).half()
     rhs = torch.ones((K, N)).half()
@@ -155,7 +136,7 @@ def test_matmul_f16_accumulates_in_f32():
 # linear
 # ---------------------------------------------------------------------------
 
-LINEAR_INPUTS = {1: (K,), 2: (M, K), 3: (3, M, K)}
+LINEAR_INPUTS = {1: (K,), 2: (M, K), 3: (3, 7, K)}
 # Every type rule on rank 2; ranks 1 and 3 (the reshapes around the
 # product) with f32 and a 16-bit result.
 LINEAR_CASES = [(rank, bias, types) for rank in (1, 2, 3)

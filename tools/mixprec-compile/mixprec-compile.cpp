@@ -58,9 +58,10 @@ static cl::opt<Emit> emit(
 static cl::opt<std::string>
     cpu("cpu", cl::desc("CPU to generate code for (native: this machine)"),
         cl::init("native"));
-static cl::opt<bool> vectorize("vectorize",
-                               cl::desc("Tile and vectorize contractions"),
-                               cl::init(true));
+static cl::opt<bool>
+    vectorize("vectorize",
+              cl::desc("Tile and vectorize contractions (experimental)"),
+              cl::init(false));
 static cl::opt<std::string>
     headerFile("header", cl::desc("Header to write (default: beside -o)"),
                cl::init(""));

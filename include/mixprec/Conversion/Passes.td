@@ -65,57 +65,70 @@ def MixprecCopiesToLoops : Pass<"mixprec-copies-to-loops"> {
 
 def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
                                    "::mlir::func::FuncOp"> {
-  let summary = "Tile linalg contractions on tensors and vectorize the tiles";
+  let summary = "Tile linalg contractions on tensors into vectorized register "
+                "tiles";
   let description = [{
-    Every linalg contraction on tensors with static shapes (linalg.matmul,
-    linalg.batch_matmul, and any linalg.generic that
-    `linalg::isaContractionOpInterface` accepts: a multiply-add body whose
-    inputs may be widened, e.g. f16/bf16 `arith.extf` to an f32
-    accumulator) is tiled with `scf.for` loops over (batch, m, n, k) and
-    each tile becomes one `vector.contract` between `vector.transfer_read`s
-    of its operands. The loops run batch dims, then m, then n, then k
-    innermost; the innermost m, n and k dims (as `linalg::inferContractionDims`
-    finds them) get `tile-m`, `tile-n` and `tile-k`, every other dim 1, and a
-    dim no larger than its tile size is not tiled.
+    Every linalg contraction on tensors with static shapes whose body is
+    `out + cast(a) * cast(b)`, each cast an exact widening to the
+    accumulator's type (`arith.extf`) or none (linalg.matmul,
+    linalg.batch_matmul, linalg.contract, and any linalg.generic that
+    `linalg::isaContractionOpInterface` accepts with such a body, e.g. the
+    f16/bf16 contractions of mixprec.matmul/linear/batch_matmul with an f32
+    accumulator), becomes `scf.for` loops over register tiles whose body is
+    one `vector.contract`:
 
-    Shapes not divisible by the tile sizes are exact: with `peel` (the
-    default) the last, partial iteration of every tiled loop is peeled off,
-    so the full tiles and each remainder tile have static shapes and need no
-    masks; without it, remainder tiles use masked vectorization
-    (`vector.mask`) with the tile sizes as vector sizes.
+    1. it is rewritten as one `linalg.contract` with the same indexing maps;
+       16-bit inputs are first widened to the accumulator's type in a copy
+       (`widen-inputs`; exact, and always when the two inputs' types
+       differ), and a RHS read with a reduction dim innermost (the weight of
+       mixprec.linear) is copied once with its innermost n dim innermost
+       (`pack-transposed`): O(size of the operand) against the
+       contraction's O(m*n*k), and every k step of the kernel then loads one
+       contiguous row of the RHS and broadcasts scalars of the LHS;
+    2. `scf::tileUsingSCF` tiles the innermost m, n and k dims (as
+       `linalg::inferContractionDims` finds them) by `tile-m`, `tile-n` and
+       `tile-k`, every other dim by 1 (a dim no larger than its tile is not
+       tiled); loops run batch, m, n, then k innermost;
+    3. with `peel` (the default) the last, partial iteration of every tiled
+       loop is peeled off (`scf::peelForLoopAndSimplifyBounds`), so every
+       tile, full or remainder, has a static shape and needs no mask;
+       without it, remainder tiles are vectorized with masks at the tile
+       sizes;
+    4. `linalg::vectorize` turns each tile into `vector.transfer_read`s, one
+       `vector.contract` and a `vector.transfer_write`; unit dims (batch)
+       leave the vectors, slices fold into the transfers, and the
+       accumulator's read/write pair is hoisted out of the k loop, so the
+       tile stays in registers for the whole reduction.
 
-    An operand laid out with the reduction dim innermost where the
-    outer-product kernel wants the n (or m) dim, such as the weight of
-    `mixprec.linear` read transposed, is first copied once into the layout
-    the kernel reads contiguously (`pack-transposed`), which costs O(n*k)
-    against the contraction's O(m*n*k).
-
-    The accumulator read/write pair of each k loop is hoisted out of the loop
-    (the tile stays in vector registers across k) and the slices are folded
-    into the transfers. Products and sums keep the op's element types: 16-bit
-    inputs are widened exactly and accumulate in f32, no fast-math flag is
-    added (ARCHITECTURE.md §4). The vector ops are lowered later by the CPU
-    pipeline (`vector.contract` to outer products, i.e. FMAs).
+    Results are exact for every shape: masks or peeled tiles cover the
+    remainders. Products and sums are f32 (or the accumulator's type) as in
+    the op; no fast-math flag is added (ARCHITECTURE.md §4). The CPU
+    pipeline lowers `vector.contract` to outer products, i.e. scalar
+    broadcasts and vector FMAs (`llvm.intr.fmuladd`). Dynamic shapes and
+    other ops are left alone (they become loops).
 
     ```mlir
     %r = linalg.matmul ins(%a, %b : tensor<37x53xf16>, tensor<53x29xf16>)
                        outs(%acc : tensor<37x29xf32>) -> tensor<37x29xf32>
     ```
-    becomes, with `tile-m=8 tile-n=32 tile-k=1` (the n dim, 29, is not
-    tiled; the m dim 37 = 4*8 + 5 is peeled):
+    becomes, with `tile-m=8 tile-n=32 tile-k=1` (n = 29 is not tiled;
+    m = 37 = 4 * 8 + 5 is peeled):
     ```mlir
+    %aw = linalg.generic ... ins(%a : tensor<37x53xf16>) outs(... : tensor<37x53xf32>) // arith.extf
+    %bw = linalg.generic ... ins(%b : tensor<53x29xf16>) outs(... : tensor<53x29xf32>) // arith.extf
     %0 = scf.for %i = %c0 to %c32 step %c8 iter_args(%t = %acc) -> (tensor<37x29xf32>) {
       %c = vector.transfer_read %t[%i, %c0], %zero : tensor<37x29xf32>, vector<8x29xf32>
       %s = scf.for %k = %c0 to %c53 step %c1 iter_args(%v = %c) -> (vector<8x29xf32>) {
-        %x = vector.transfer_read %a[%i, %k], %pad : tensor<37x53xf16>, vector<8x1xf16>
-        %y = vector.transfer_read %b[%k, %c0], %pad : tensor<53x29xf16>, vector<1x29xf16>
-        %p = vector.contract {...} %x, %y, %v : vector<8x1xf16>, vector<1x29xf16> into vector<8x29xf32>
+        %x = vector.transfer_read %aw[%i, %k], %zero : tensor<37x53xf32>, vector<8x1xf32>
+        %y = vector.transfer_read %bw[%k, %c0], %zero : tensor<53x29xf32>, vector<29xf32>
+        %yb = vector.broadcast %y : vector<29xf32> to vector<1x29xf32>
+        %p = vector.contract {...} %x, %yb, %v : vector<8x1xf32>, vector<1x29xf32> into vector<8x29xf32>
         scf.yield %p : vector<8x29xf32>
       }
       %w = vector.transfer_write %s, %t[%i, %c0] : vector<8x29xf32>, tensor<37x29xf32>
       scf.yield %w : tensor<37x29xf32>
     }
-    // ... the same for the 5-row remainder tile, with vector<5x...>.
+    // The same for the 5-row remainder tile at row 32, with vector<5x29xf32>.
     ```
   }];
   let options = [
@@ -128,8 +141,8 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
     Option<"peel", "peel", "bool", /*default=*/"true",
            "Peel partial tiles (static shapes) instead of masking them">,
     Option<"packTransposed", "pack-transposed", "bool", /*default=*/"true",
-           "Copy operands whose innermost dim is the reduction dim into the "
-           "layout the kernel reads contiguously">,
+           "Copy a RHS with a reduction dim innermost into a layout with its "
+           "n dim innermost">,
     Option<"widenInputs", "widen-inputs", "bool", /*default=*/"true",
            "Widen 16-bit inputs to the accumulator type in a copy (exact) "
            "before the contraction">,

@@ -12,8 +12,9 @@ struct CPUPipelineOptions
     : public mlir::PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> vectorize{
       *this, "vectorize",
-      llvm::cl::desc("Tile and vectorize contractions (off: plain loops)"),
-      llvm::cl::init(true)};
+      llvm::cl::desc("Tile and vectorize contractions (experimental; off: "
+                     "plain loops)"),
+      llvm::cl::init(false)};
   Option<std::string> cpu{
       *this, "cpu",
       llvm::cl::desc("CPU the code is for (native: this machine); picks the "

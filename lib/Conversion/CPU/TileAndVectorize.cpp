@@ -37,6 +37,7 @@
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -300,12 +301,6 @@ struct TileAndVectorizePass
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     MLIRContext *context = &getContext();
-    if (const char *env = getenv("MIXPREC_TV_HACK")) { // TEMP-EXPERIMENT
-      long m, n, k, p, w;
-      if (sscanf(env, "%ld,%ld,%ld,%ld,%ld", &m, &n, &k, &p, &w) == 5) {
-        tileM = m; tileN = n; tileK = k; packTransposed = p; widenInputs = w & 1;
-      }
-    }
     if (tileM < 1 || tileN < 1 || tileK < 1) {
       function.emitError("mixprec-tile-and-vectorize: tile sizes must be "
                          "positive");
@@ -350,9 +345,10 @@ struct TileAndVectorizePass
       if (!isStatic)
         vectorSizes.assign(sizes.asArrayRef().begin(),
                            sizes.asArrayRef().end());
+      SmallVector<bool> scalableDims(vectorSizes.size(), false);
       rewriter.setInsertionPoint(tile);
       FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
-          rewriter, tile, vectorSizes, /*inputScalableVecDims=*/{},
+          rewriter, tile, vectorSizes, scalableDims,
           /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
           /*assumeDynamicDimsMatchVecSizes=*/false,
           /*createNamedContraction=*/isStatic);
@@ -372,6 +368,10 @@ struct TileAndVectorizePass
       RewritePatternSet patterns(context);
       tensor::populateFoldTensorSubsetOpPatterns(patterns);
       vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      // Masked transfers (partial tiles, without peeling) take their mask as
+      // an operand: bufferization and deallocation do not look into
+      // vector.mask regions.
+      vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
       populateCleanupPatterns(context, patterns);
       if (failed(applyPatternsGreedily(function, std::move(patterns))))
         return signalPassFailure();

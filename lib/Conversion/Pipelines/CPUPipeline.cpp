@@ -91,9 +91,9 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
       "mixprec-copies-to-loops,"
       "func.func(convert-linalg-to-loops),";
   if (options.vectorize)
-    // Masked transfers of partial tiles (unpeeled) take mask operands;
-    // n-D transfers unroll into 1-D ones (tiles are register sized).
-    lowering += "func.func(lower-vector-mask),"
+    // Masked ops of partial tiles (when not peeled) lose their masks; n-D
+    // transfers unroll into 1-D ones (tiles are register sized).
+    lowering += "func.func(lower-vector-mask,lower-vector-multi-reduction),"
                 "convert-vector-to-scf{full-unroll=true},";
   lowering +=
       "lower-affine,convert-scf-to-cf,"
@@ -106,7 +106,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     // §4 asks of contractions; no fast-math flag).
     lowering += "convert-vector-to-llvm{vector-contract-lowering=outerproduct},";
   lowering +=
-      "expand-strided-metadata,finalize-memref-to-llvm,"
+      // Subviews with dynamic offsets (partial tiles) expand to affine.apply.
+      "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
       "convert-to-llvm,reconcile-unrealized-casts";
   if (failed(parsePassPipeline(lowering, pm)))
     llvm::report_fatal_error("invalid built-in CPU pipeline");
