@@ -23,7 +23,7 @@ NAN = float("nan")
 # softmax and log_softmax
 # ---------------------------------------------------------------------------
 
-# Sizes larger than the vectorizer's tiles (about 8x32x16), divisible by
+# Sizes larger than the CPU backend's tiles (about 8x32x16), divisible by
 # none of them.
 SOFTMAX_CASES = [(shape, axis, dtype)
                  for shape in [(37, 53), (3, 37, 29)]
@@ -83,7 +83,7 @@ def test_softmax(op, shape, axis, dtype):
 # ---------------------------------------------------------------------------
 
 def spread_out(shape, axis, seed, mean_to_std=0.4, dims=None):
-    """Random values whose standard deviation (0.75 to ~4) and mean (about
+    """Random values whose standard deviation (0.75 to ~5) and mean (about
     `mean_to_std` standard deviations) differ per slice of the dims before
     `axis` (or per index of the dims in `dims`), so that statistics mixed up
     between slices show."""
@@ -94,6 +94,9 @@ def spread_out(shape, axis, seed, mean_to_std=0.4, dims=None):
     return random(shape, "f32", seed + 2) * spread + offset
 
 
+# Means within about 0.4 standard deviations and at most ~1000 normalized
+# values: the FP32 tolerance holds there; beyond, see the accuracy tests at
+# the end of this file.
 LAYER_NORM_SHAPE = (2, 13, 37)
 # (axis, eps): the normalized dims are [axis, rank).
 LAYER_NORM_AXES = [(2, 1e-5), (1, 1e-3), (0, 1e-5)]
@@ -268,8 +271,9 @@ REDUCE = {op: reduce_module(op) for op in TORCH_REDUCE}
     ids=["dims%s-%s-%s" % ("".join(map(str, d)), "keep" if k else "drop", t)
          for d, k, t in REDUCE_CASES])
 def test_reduce(op, dims, keepdim, dtype):
-    # Positive values with full mantissas (sums meet the FP32 tolerance in
-    # any order) and signed values whose sums are exact (cancellation).
+    # Positive values with full mantissas (sums meet the FP32 tolerance),
+    # signed values whose sums are exact (cancellation) and negative values
+    # (a maximum that starts from 0 rather than -inf shows).
     for x in (random_positive(REDUCE_SHAPE, dtype, 90),
               random_exact(REDUCE_SHAPE, dtype, 91),
               random(REDUCE_SHAPE, dtype, 92) - 5.0):
