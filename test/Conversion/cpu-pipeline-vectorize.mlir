@@ -1,10 +1,10 @@
-// RUN: mixprec-opt %s --mixprec-cpu-pipeline="tile-m=8 tile-n=32 tile-k=1" | FileCheck %s
+// RUN: mixprec-opt %s --mixprec-cpu-pipeline="vectorize=true tile-m=8 tile-n=32 tile-k=1" | FileCheck %s
 // RUN: mixprec-opt %s --mixprec-cpu-pipeline="vectorize=false" | FileCheck %s --check-prefix=LOOPS
 
-// With `vectorize` (the default) the CPU pipeline turns a matmul into 8x32
-// register tiles whose k steps are broadcasts and vector FMAs
-// (llvm.intr.fmuladd on vector<32xf32>), with no fast-math flag; without it
-// the matmul is scalar loops.
+// With `vectorize` the CPU pipeline turns a matmul into 8x32 register tiles
+// whose k steps are broadcasts and vector FMAs (llvm.intr.fmuladd on
+// vector<32xf32>), with no fast-math flag; without it the matmul is scalar
+// loops.
 
 // CHECK-LABEL: llvm.func @matmul(
 // CHECK-COUNT-8: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>

@@ -1,24 +1,25 @@
 //===- TileAndVectorize.cpp - register-tiled vector contractions ----------===//
 //
 // --mixprec-tile-and-vectorize: every linalg contraction on tensors with
-// static shapes becomes scf.for loops over (batch, m, n, k) tiles whose body
-// is one vector.contract (the CPU pipeline lowers it to outer products, i.e.
-// broadcasts and FMAs):
+// static shapes becomes scf.for loops over (batch, m, n, k) register tiles
+// whose body is one vector.contract (the CPU pipeline lowers it to outer
+// products: scalar broadcasts and vector FMAs):
 //
-//   1. operands read with the reduction dim innermost where the kernel wants
-//      the n dim innermost (the transposed weight of mixprec.linear) are
-//      copied once into a contiguous layout (linalg.transpose);
+//   1. the op becomes one linalg.contract with the same maps; 16-bit inputs
+//      are widened to the accumulator's type in a copy (exact), and a RHS
+//      with a reduction dim innermost (the transposed weight of
+//      mixprec.linear) is copied with its n dim innermost, so each k step
+//      loads one contiguous RHS row and broadcasts LHS scalars;
 //   2. scf::tileUsingSCF tiles the innermost m, n and k dims by tile-m,
 //      tile-n and tile-k and every other dim by 1, k innermost;
 //   3. the last, partial iteration of every tiled loop is peeled, so after
 //      canonicalization every tile has a static shape (or, without peeling,
 //      partial tiles are vectorized with masks);
 //   4. linalg::vectorize turns each tile into transfer_reads, one
-//      vector.contract (16-bit inputs stay 16-bit there; the contraction
-//      widens them exactly and accumulates in f32) and a transfer_write;
-//   5. slices fold into the transfers and the accumulator's read/write pair
-//      is hoisted out of the k loop, so the tile lives in registers across
-//      the whole reduction.
+//      vector.contract and a transfer_write;
+//   5. unit dims leave the vectors, slices fold into the transfers and the
+//      accumulator's read/write pair is hoisted out of the k loop, so the
+//      tile lives in registers across the whole reduction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,7 +68,47 @@ struct TilingPlan {
   SmallVector<int64_t> interchange;
 };
 
-bool computesContract(linalg::LinalgOp op);
+/// Whether `op` computes what linalg.contract does: its body is
+/// `out + cast(a) * cast(b)` where each cast is an exact widening to the
+/// accumulator's type (arith.extf) or nothing, and its reduction dims are
+/// exactly the dims the output does not use.
+bool computesContract(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (!body || body->getNumArguments() != 3)
+    return false;
+  BlockArgument a = body->getArgument(0), b = body->getArgument(1),
+                acc = body->getArgument(2);
+  Type accType = acc.getType();
+  if (!isa<FloatType>(accType))
+    return false;
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (!yield || yield.getNumOperands() != 1)
+    return false;
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value product = add.getLhs() == acc   ? add.getRhs()
+                  : add.getRhs() == acc ? add.getLhs()
+                                        : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  auto widened = [&](Value value, BlockArgument arg) {
+    if (value == arg)
+      return arg.getType() == accType;
+    auto ext = value.getDefiningOp<arith::ExtFOp>();
+    return ext && ext.getIn() == arg && ext.getType() == accType;
+  };
+  if (!((widened(mul.getLhs(), a) && widened(mul.getRhs(), b)) ||
+        (widened(mul.getLhs(), b) && widened(mul.getRhs(), a))))
+    return false;
+  AffineMap outMap = op.getIndexingMapsArray().back();
+  for (auto [dim, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    if ((type == utils::IteratorType::parallel) !=
+        outMap.isFunctionOfDim(dim))
+      return false;
+  return true;
+}
 
 /// The static contractions this pass handles: tensors only, static loop
 /// ranges, and a multiply-add body (possibly with widened inputs).
@@ -123,48 +164,6 @@ TilingPlan planTiling(linalg::LinalgOp op,
   plan.interchange.append(dims.n.begin(), dims.n.end());
   plan.interchange.append(dims.k.begin(), dims.k.end());
   return plan;
-}
-
-/// Whether `op` computes what linalg.contract does: its body is
-/// `out + cast(a) * cast(b)` where each cast is an exact widening to the
-/// accumulator's type (arith.extf) or nothing, and its reduction dims are
-/// exactly the dims the output does not use.
-bool computesContract(linalg::LinalgOp op) {
-  Block *body = op.getBlock();
-  if (!body || body->getNumArguments() != 3)
-    return false;
-  BlockArgument a = body->getArgument(0), b = body->getArgument(1),
-                acc = body->getArgument(2);
-  Type accType = acc.getType();
-  if (!isa<FloatType>(accType))
-    return false;
-  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  if (!yield || yield.getNumOperands() != 1)
-    return false;
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  Value product = add.getLhs() == acc   ? add.getRhs()
-                  : add.getRhs() == acc ? add.getLhs()
-                                        : Value();
-  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return false;
-  auto widened = [&](Value value, BlockArgument arg) {
-    if (value == arg)
-      return arg.getType() == accType;
-    auto ext = value.getDefiningOp<arith::ExtFOp>();
-    return ext && ext.getIn() == arg && ext.getType() == accType;
-  };
-  if (!((widened(mul.getLhs(), a) && widened(mul.getRhs(), b)) ||
-        (widened(mul.getLhs(), b) && widened(mul.getRhs(), a))))
-    return false;
-  AffineMap outMap = op.getIndexingMapsArray().back();
-  for (auto [dim, type] : llvm::enumerate(op.getIteratorTypesArray()))
-    if ((type == utils::IteratorType::parallel) !=
-        outMap.isFunctionOfDim(dim))
-      return false;
-  return true;
 }
 
 /// The permutation of `map`'s results that moves the innermost n dim (of
@@ -322,12 +321,13 @@ struct TileAndVectorizePass
     }
 
     // Peeled tiles become static: their affine.min sizes fold, single
-    // iterations lose their loops and the slices their dynamic sizes.
+    // iterations lose their loops and the slices their dynamic sizes. (Like
+    // the canonicalizer, a rewrite that does not converge is not an error:
+    // whatever is not static is masked.)
     {
       RewritePatternSet patterns(context);
       populateCleanupPatterns(context, patterns);
-      if (failed(applyPatternsGreedily(function, std::move(patterns))))
-        return signalPassFailure();
+      (void)applyPatternsGreedily(function, std::move(patterns));
     }
 
     SmallVector<linalg::LinalgOp> tiles;
@@ -373,11 +373,20 @@ struct TileAndVectorizePass
       // vector.mask regions.
       vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
       populateCleanupPatterns(context, patterns);
-      if (failed(applyPatternsGreedily(function, std::move(patterns))))
-        return signalPassFailure();
+      (void)applyPatternsGreedily(function, std::move(patterns));
     }
+    // Only the tile loops: those around the vector code of this pass.
     SmallVector<scf::ForOp> loops;
-    function.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    function.walk([&](scf::ForOp loop) {
+      WalkResult vectorCode = loop.getBody()->walk([](Operation *op) {
+        return isa<vector::ContractionOp, vector::MultiDimReductionOp,
+                   vector::MaskOp>(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      });
+      if (vectorCode.wasInterrupted())
+        loops.push_back(loop);
+    });
     // Post-order: inner loops first, so a hoisted pair can move further out.
     for (scf::ForOp loop : loops) {
       moveLoopInvariantCode(loop);
@@ -386,8 +395,7 @@ struct TileAndVectorizePass
     {
       RewritePatternSet patterns(context);
       populateCleanupPatterns(context, patterns);
-      if (failed(applyPatternsGreedily(function, std::move(patterns))))
-        return signalPassFailure();
+      (void)applyPatternsGreedily(function, std::move(patterns));
     }
   }
 
