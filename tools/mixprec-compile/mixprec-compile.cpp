@@ -175,6 +175,7 @@ int main(int argc, char **argv) {
   PassManager pm(&context);
   mixprec::CPUPipelineOptions options;
   options.vectorize = vectorize;
+  options.cpu = cpu;
   mixprec::buildCPUPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
