@@ -60,8 +60,9 @@ static cl::opt<std::string>
         cl::init("native"));
 static cl::opt<bool>
     vectorize("vectorize",
-              cl::desc("Tile and vectorize contractions (experimental)"),
-              cl::init(false));
+              cl::desc("Tile and vectorize contractions (=false: plain loop "
+                       "nests)"),
+              cl::init(true));
 static cl::opt<std::string>
     headerFile("header", cl::desc("Header to write (default: beside -o)"),
                cl::init(""));
