@@ -8,6 +8,12 @@
 using namespace mlir;
 using namespace mixprec;
 
+bool mixprec::isContraction(Operation *op) {
+  auto iface = dyn_cast<AutocastOpInterface>(op);
+  return iface &&
+         iface.getDefaultAutocastCategory() == AutocastCategory::TensorCore;
+}
+
 static RankedTensorType tensorType(Value value) {
   return cast<RankedTensorType>(value.getType());
 }

@@ -22,3 +22,36 @@ void MixprecDialect::initialize() {
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.cpp.inc"
       >();
 }
+
+/// Whether autocast may choose the precision of `op`: a mixprec compute op.
+static bool hasChoosablePrecision(Operation *op) {
+  return isa<AutocastOpInterface>(op) && !op->hasTrait<KeepsTypes>();
+}
+
+LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
+                                                       NamedAttribute attr) {
+  if (attr.getName() == kPrecisionAttr) {
+    auto type = dyn_cast<TypeAttr>(attr.getValue());
+    if (!type || !isa<Float32Type, Float16Type, BFloat16Type>(type.getValue()))
+      return op->emitError() << "'" << kPrecisionAttr
+                             << "' must be f16, bf16 or f32, got "
+                             << attr.getValue();
+    if (!hasChoosablePrecision(op))
+      return op->emitError() << "'" << kPrecisionAttr
+                             << "' pins compute ops of the mixprec dialect; '"
+                             << op->getName() << "' is not one";
+    return success();
+  }
+  if (attr.getName() == kAutocastRuleAttr) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'" << kAutocastRuleAttr
+                             << "' must be a string, got " << attr.getValue();
+    return success();
+  }
+  if (attr.getName() == kABINameAttr)
+    return op->emitError() << "'" << kABINameAttr
+                           << "' names function arguments and results, not "
+                              "ops";
+  return op->emitError() << "unknown mixprec attribute '" << attr.getName()
+                         << "'";
+}

@@ -12,6 +12,13 @@ namespace mixprec {
 /// Names a function argument or result in a compiled model's ABI: the
 /// parameter or buffer it carries (see --mixprec-expose-state).
 constexpr llvm::StringLiteral kABINameAttr = "mixprec.abi_name";
+
+/// Pins one op to a precision (f16, bf16 or f32) for --mixprec-autocast.
+constexpr llvm::StringLiteral kPrecisionAttr = "mixprec.precision";
+
+/// Set by --mixprec-autocast on every op it decided: the rule that chose the
+/// op's precision ("cast: ..." on the casts it inserted, with their reason).
+constexpr llvm::StringLiteral kAutocastRuleAttr = "mixprec.autocast";
 } // namespace mixprec
 
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECDIALECT_H

@@ -23,6 +23,7 @@ def Mixprec_Dialect : Dialect {
     `AutocastOpInterface`.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let dependentDialects = ["::mlir::func::FuncDialect"];
   let extraClassDeclaration = [{
   private:

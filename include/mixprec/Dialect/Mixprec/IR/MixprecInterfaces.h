@@ -29,6 +29,11 @@ MIXPREC_CATEGORY_TRAIT(PromoteCategory, Promote)
 MIXPREC_CATEGORY_TRAIT(FollowCategory, Follow)
 #undef MIXPREC_CATEGORY_TRAIT
 
+/// Autocast never changes the types of an op with this trait.
+template <typename ConcreteType>
+class KeepsTypes : public mlir::OpTrait::TraitBase<ConcreteType, KeepsTypes> {
+};
+
 } // namespace mixprec
 
 #include "mixprec/Dialect/Mixprec/IR/MixprecAttrInterfaces.h.inc"

@@ -46,6 +46,11 @@ llvm::LogicalResult verifyForInference(mlir::MLIRContext *context,
   return verifyStaticTensorOperands(location, adaptor.getOperands());
 }
 
+/// Whether `op` is a contraction (matmul, batch_matmul, linear, conv2d: the
+/// tensor-core category by default), whose result may be its inputs' type or
+/// f32, its accumulator's.
+bool isContraction(mlir::Operation *op);
+
 // Result-type inference shared by several ops.
 llvm::LogicalResult
 inferElementwiseType(std::optional<mlir::Location> location,

@@ -68,6 +68,11 @@ def Mixprec_PromoteCategory : NativeOpTrait<"PromoteCategory"> {
 def Mixprec_FollowCategory : NativeOpTrait<"FollowCategory"> {
   let cppNamespace = "::mixprec";
 }
+// Autocast never changes the types of this op (model state, casts, training
+// ops); it cannot be pinned or moved to another category.
+def Mixprec_KeepsTypes : NativeOpTrait<"KeepsTypes"> {
+  let cppNamespace = "::mixprec";
+}
 
 // InferTypeOpAdaptor, except that the adaptor also sees the attributes of an
 // op being parsed: the custom parser infers result types while the parsed
@@ -117,7 +122,8 @@ class Mixprec_Op<string mnemonic, Trait category, list<Trait> traits = []>
 
 class Mixprec_StateDeclOp<string mnemonic>
     : Mixprec_Op<mnemonic, Mixprec_FP32Category,
-                 [Symbol, HasParent<"::mlir::ModuleOp">]> {
+                 [Symbol, HasParent<"::mlir::ModuleOp">,
+                  Mixprec_KeepsTypes]> {
   let hasVerifier = 1;
 }
 
@@ -158,7 +164,7 @@ def Mixprec_BufferOp : Mixprec_StateDeclOp<"buffer"> {
 }
 
 def Mixprec_ReadOp : Mixprec_Op<"read", Mixprec_FollowCategory, [
-    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    Mixprec_KeepsTypes, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
     MemoryEffects<[MemRead<Mixprec_StateResource>]>]> {
   let summary = "reads the current value of a parameter or buffer";
   let arguments = (ins FlatSymbolRefAttr:$state);
@@ -167,7 +173,7 @@ def Mixprec_ReadOp : Mixprec_Op<"read", Mixprec_FollowCategory, [
 }
 
 def Mixprec_AssignOp : Mixprec_Op<"assign", Mixprec_FP32Category, [
-    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    Mixprec_KeepsTypes, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
     MemoryEffects<[MemWrite<Mixprec_StateResource>]>]> {
   let summary = "sets a buffer's value for the next step";
   let arguments = (ins FlatSymbolRefAttr:$buffer, Mixprec_FloatTensor:$value);
@@ -175,7 +181,7 @@ def Mixprec_AssignOp : Mixprec_Op<"assign", Mixprec_FP32Category, [
 }
 
 def Mixprec_RngStateOp : Mixprec_Op<"rng_state", Mixprec_FollowCategory, [
-    MemoryEffects<[MemRead<Mixprec_StateResource>]>]> {
+    Mixprec_KeepsTypes, MemoryEffects<[MemRead<Mixprec_StateResource>]>]> {
   let summary = "the train step's counter-based RNG state";
   let description = [{
     Yields the (seed, offset) pair of the Philox generator that the train
@@ -656,7 +662,7 @@ def Mixprec_ConstantOp : Mixprec_Op<"constant", Mixprec_FollowCategory, [
 }
 
 def Mixprec_CastOp : Mixprec_Op<"cast", Mixprec_FollowCategory, [
-    Pure, SameOperandsAndResultShape]> {
+    Mixprec_KeepsTypes, Pure, SameOperandsAndResultShape]> {
   let summary = "converts the element type";
   let description = [{
     Float to float rounds to nearest even (overflow to FP16 gives Inf, NaN
@@ -722,7 +728,7 @@ def Mixprec_MseOp : Mixprec_Op<"mse", Mixprec_FP32Category, [
 //===----------------------------------------------------------------------===//
 
 def Mixprec_TrainStepOp : Mixprec_Op<"train_step", Mixprec_FP32Category, [
-    Symbol, HasParent<"::mlir::ModuleOp">,
+    Mixprec_KeepsTypes, Symbol, HasParent<"::mlir::ModuleOp">,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "declares a training step: forward loss function + optimizer";
   let description = [{
@@ -746,7 +752,7 @@ def Mixprec_TrainStepOp : Mixprec_Op<"train_step", Mixprec_FP32Category, [
 }
 
 def Mixprec_AllFiniteOp : Mixprec_Op<"all_finite", Mixprec_FP32Category, [
-    Pure]> {
+    Mixprec_KeepsTypes, Pure]> {
   let summary = "true iff no element of any input is Inf or NaN";
   let description = [{
     The one fused check of dynamic loss scaling over every gradient.
@@ -762,7 +768,7 @@ def Mixprec_AllFiniteOp : Mixprec_Op<"all_finite", Mixprec_FP32Category, [
 }
 
 def Mixprec_LossScaleUpdateOp : Mixprec_Op<"loss_scale_update",
-    Mixprec_FP32Category, [Pure]> {
+    Mixprec_FP32Category, [Pure, Mixprec_KeepsTypes]> {
   let summary = "the dynamic loss-scale rule of ARCHITECTURE.md §1";
   let description = [{
     Given the state `(scale, tracker, hysteresis_left)` and whether this
@@ -796,7 +802,7 @@ def Mixprec_LossScaleUpdateOp : Mixprec_Op<"loss_scale_update",
 }
 
 def Mixprec_SGDUpdateOp : Mixprec_Op<"sgd_update", Mixprec_FP32Category, [
-    Pure]> {
+    Mixprec_KeepsTypes, Pure]> {
   let summary = "one SGD step on one parameter";
   let description = [{
     PyTorch's SGD: `g' = grad + weight_decay * param`; with momentum
@@ -827,7 +833,7 @@ def Mixprec_SGDUpdateOp : Mixprec_Op<"sgd_update", Mixprec_FP32Category, [
 }
 
 def Mixprec_AdamUpdateOp : Mixprec_Op<"adam_update", Mixprec_FP32Category, [
-    Pure, AllTypesMatch<["param", "param_out"]>,
+    Mixprec_KeepsTypes, Pure, AllTypesMatch<["param", "param_out"]>,
     AllTypesMatch<["exp_avg", "exp_avg_sq", "exp_avg_out", "exp_avg_sq_out"]>]> {
   let summary = "one Adam/AdamW step on one parameter, with bias correction";
   let description = [{
