@@ -205,16 +205,22 @@ OpPlan PrecisionAssignment::planOp(Operation *op) {
   for (Value operand : op->getOperands())
     if (atOpPrecision(op, operand))
       inputs.push_back(operand);
-  plan.precision = Term::ofNode(cut.addNode());
-  if (category == AutocastCategory::Follow && inputs.size() == 1) {
-    // A follow op on a value of a third type keeps that type.
-    Term input = valueTerms.lookup(inputs.front());
-    if (!input.isNode())
-      plan.precision = input;
-    // Otherwise it runs at its input's precision unless a cast on either
-    // side of it is cheaper: the cut's cost terms decide.
-    return plan;
+  // An op whose inputs all have one third type (bf16 when autocasting to
+  // f16, say) keeps that type.
+  if (!inputs.empty()) {
+    Term first = valueTerms.lookup(inputs.front());
+    if (!first.isNode() && llvm::all_of(inputs, [&](Value input) {
+          return valueTerms.lookup(input) == first;
+        })) {
+      plan.precision = first;
+      return plan;
+    }
   }
+  plan.precision = Term::ofNode(cut.addNode());
+  // A follow op runs at its input's precision unless a cast on either side
+  // of it is cheaper: the cut's cost terms decide.
+  if (category == AutocastCategory::Follow && inputs.size() == 1)
+    return plan;
   // A promote op (or a follow op with several inputs) is 16-bit only if
   // every input is: no input is cast down for it.
   for (Value input : inputs) {

@@ -1893,3 +1893,50 @@ func.func @batch_norm_single_value_per_channel(%x: tensor<1x8xf32>, %s: tensor<8
   %y, %m, %v = mixprec.batch_norm %x, %s, %s : tensor<1x8xf32>, tensor<8xf32>
   return
 }
+
+// -----
+
+func.func @pin_to_integer(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'mixprec.precision' must be f16, bf16 or f32, got i32}}
+  %0 = mixprec.relu %x {mixprec.precision = i32} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @pin_to_string(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'mixprec.precision' must be f16, bf16 or f32, got "f16"}}
+  %0 = mixprec.relu %x {mixprec.precision = "f16"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @pin_a_cast(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'mixprec.precision' pins compute ops of the mixprec dialect; 'mixprec.cast' is not one}}
+  %0 = mixprec.cast %x {mixprec.precision = f32} : tensor<4xf32> to tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// expected-error @+1 {{'mixprec.precision' pins compute ops of the mixprec dialect; 'func.func' is not one}}
+func.func @pin_a_function() attributes {mixprec.precision = f16} {
+  return
+}
+
+// -----
+
+func.func @autocast_rule_not_a_string(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'mixprec.autocast' must be a string, got 1 : i64}}
+  %0 = mixprec.relu %x {mixprec.autocast = 1} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @unknown_dialect_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown mixprec attribute 'mixprec.precison'}}
+  %0 = mixprec.relu %x {mixprec.precison = f16} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -52,6 +52,7 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
     return op->emitError() << "'" << kABINameAttr
                            << "' names function arguments and results, not "
                               "ops";
-  return op->emitError() << "unknown mixprec attribute '" << attr.getName()
+  return op->emitError() << "unknown mixprec attribute '"
+                         << attr.getName().getValue()
                          << "'";
 }
