@@ -64,6 +64,11 @@ static cl::opt<bool>
                        "nests)"),
               cl::init(true));
 static cl::opt<std::string>
+    autocast("autocast",
+             cl::desc("Run --mixprec-autocast first: none (default), f16 or "
+                      "bf16"),
+             cl::init("none"));
+static cl::opt<std::string>
     headerFile("header", cl::desc("Header to write (default: beside -o)"),
                cl::init(""));
 static cl::opt<std::string>
@@ -128,6 +133,9 @@ int main(int argc, char **argv) {
     return fail("unknown --target '" + target + "' (expected cpu or cuda)");
   if (!arch.empty())
     return fail("--arch applies to --target=cuda only");
+  if (autocast != "none" && autocast != "f16" && autocast != "bf16")
+    return fail("unknown --autocast '" + autocast +
+                "' (expected none, f16 or bf16)");
 
   // The CPU pipeline is assembled from upstream passes by name.
   registerAllPasses();
@@ -153,6 +161,11 @@ int main(int argc, char **argv) {
 
   // The ABI is the signature once state is arguments and results.
   PassManager exposeState(&context);
+  if (autocast != "none") {
+    mixprec::MixprecAutocastOptions autocastOptions;
+    autocastOptions.precision = autocast;
+    exposeState.addPass(mixprec::createMixprecAutocast(autocastOptions));
+  }
   exposeState.addPass(mixprec::createMixprecExposeState());
   if (failed(exposeState.run(*module)))
     return 1;
