@@ -23,7 +23,6 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -59,8 +58,10 @@ enum class Role { Keep, TensorCore, FP32, Pinned, Free };
 struct OpPlan {
   Role role = Role::Keep;
   Term precision; // TensorCore, FP32, Pinned, Free: what its inputs get
-  std::string rule;
+  StringAttr rule;
 };
+
+using Overrides = llvm::DenseMap<OperationName, AutocastCategory>;
 
 /// A use whose value must have a precision.
 struct Requirement {
@@ -79,11 +80,11 @@ Type elementTypeOf(Value value) {
 bool isStatistic(Operation *op, Value value) {
   auto batchNorm = dyn_cast<BatchNormOp>(op);
   return batchNorm &&
-         llvm::is_contained(
-             ValueRange{batchNorm.getRunningMean(), batchNorm.getRunningVar(),
-                        batchNorm.getRunningMeanOut(),
-                        batchNorm.getRunningVarOut()},
-             value);
+         llvm::is_contained(ValueRange{batchNorm.getRunningMean(),
+                                       batchNorm.getRunningVar(),
+                                       batchNorm.getRunningMeanOut(),
+                                       batchNorm.getRunningVarOut()},
+                            value);
 }
 
 /// Operands and results that run at the op's precision.
@@ -105,21 +106,20 @@ private:
   LogicalResult parseOptions();
   LogicalResult addOverrides(ArrayRef<std::string> names,
                              AutocastCategory category, StringRef option);
-  void mergeParameterReads(FunctionOpInterface function);
-  void assign(FunctionOpInterface function);
-
   Type lowType;
   bool tensorCoreOnly = false;
-  llvm::StringMap<AutocastCategory> overrides;
+  Overrides overrides;
 };
 
 /// Builds the cut problem of one function, solves it and rewrites the IR.
 class PrecisionAssignment {
 public:
   PrecisionAssignment(Type lowType, bool tensorCoreOnly,
-                      const llvm::StringMap<AutocastCategory> &overrides)
+                      const Overrides &overrides,
+                      const llvm::DenseSet<Attribute> &parameters)
       : lowType(lowType), f32Type(Float32Type::get(lowType.getContext())),
-        tensorCoreOnly(tensorCoreOnly), overrides(overrides) {}
+        tensorCoreOnly(tensorCoreOnly), overrides(overrides),
+        parameters(parameters) {}
 
   LogicalResult run(FunctionOpInterface function);
 
@@ -137,21 +137,60 @@ private:
     return cut.onSourceSide(term.node) ? lowType : f32Type;
   }
 
+  /// The rule attribute with `text`, made once per distinct rule.
+  StringAttr ruleAttr(StringRef text) {
+    StringAttr &attr = rules[text];
+    if (!attr)
+      attr = StringAttr::get(lowType.getContext(), text);
+    return attr;
+  }
+
+  /// "<category>[ (override)]", as "propagated (...)" for follow and
+  /// promote ops, whose precision the cut decides.
+  StringAttr categoryRule(AutocastCategory category, bool overridden) {
+    StringAttr &attr =
+        categoryRules[static_cast<unsigned>(category)][overridden];
+    if (attr)
+      return attr;
+    std::string rule = categoryName(category);
+    if (overridden)
+      rule += " (override)";
+    if (category == AutocastCategory::Promote ||
+        category == AutocastCategory::Follow)
+      rule = "propagated (" + rule + ")";
+    return attr = ruleAttr(rule);
+  }
+
   OpPlan planOp(Operation *op);
   void defineResults(Operation *op, const OpPlan &plan);
   void addRequirements(Operation *op, const OpPlan &plan);
-  void addCastCosts(Value value, ArrayRef<Requirement> requirements);
-  void retypeResults(Operation *op);
+  void addCastCosts(Term term, ArrayRef<Requirement> wanted);
+  void retype(Value value, Type elementType);
   Value castTo(Value value, Type elementType, const Requirement &reason);
 
   Type lowType, f32Type;
   bool tensorCoreOnly;
-  const llvm::StringMap<AutocastCategory> &overrides;
+  const Overrides &overrides;
+  const llvm::DenseSet<Attribute> &parameters; // their symbol references
 
   MinCut cut;
-  llvm::DenseMap<Value, Term> valueTerms;
-  llvm::MapVector<Value, SmallVector<Requirement>> requirements;
-  llvm::DenseMap<Operation *, OpPlan> plans;
+  /// Every float value of the function, in definition order, with its
+  /// precision and the uses that want another.
+  struct ValueInfo {
+    Value value;
+    Term term;
+    SmallVector<Requirement, 1> wanted;
+  };
+  SmallVector<ValueInfo> values;
+  llvm::DenseMap<Value, unsigned> valueIndex;
+
+  void define(Value value, Term term) {
+    valueIndex.try_emplace(value, values.size());
+    values.push_back({value, term, {}});
+  }
+  ValueInfo &infoOf(Value value) { return values[valueIndex.at(value)]; }
+  llvm::StringMap<StringAttr> rules;
+  StringAttr categoryRules[4][2];
   llvm::DenseMap<std::pair<Value, Type>, Value> casts;
   llvm::DenseMap<Block *, Operation *> lastCastAtStart;
   llvm::DenseMap<Operation *, Operation *> lastCastAfter;
@@ -169,23 +208,22 @@ OpPlan PrecisionAssignment::planOp(Operation *op) {
       constant && !isa<DenseFPElementsAttr>(constant.getValue()))
     return plan;
   AutocastCategory category = iface.getDefaultAutocastCategory();
-  std::string suffix;
-  if (auto it = overrides.find(op->getName().getStringRef());
-      it != overrides.end()) {
+  bool overridden = false;
+  if (auto it = overrides.find(op->getName()); it != overrides.end()) {
     category = it->second;
-    suffix = " (override)";
+    overridden = true;
   }
   if (auto pinned = op->getAttrOfType<TypeAttr>(kPrecisionAttr)) {
     plan.role = Role::Pinned;
     plan.precision = termFor(pinned.getValue());
-    plan.rule = "pinned";
+    plan.rule = ruleAttr("pinned");
     return plan;
   }
   if (tensorCoreOnly && category != AutocastCategory::TensorCore) {
-    plan.rule = "kept (level=tensor-core-only)";
+    plan.rule = ruleAttr("kept (level=tensor-core-only)");
     return plan;
   }
-  plan.rule = categoryName(category) + suffix;
+  plan.rule = categoryRule(category, overridden);
   switch (category) {
   case AutocastCategory::TensorCore:
     plan.role = Role::TensorCore;
@@ -200,7 +238,6 @@ OpPlan PrecisionAssignment::planOp(Operation *op) {
     break;
   }
   plan.role = Role::Free;
-  plan.rule = "propagated (" + plan.rule + ")";
   SmallVector<Value> inputs;
   for (Value operand : op->getOperands())
     if (atOpPrecision(op, operand))
@@ -208,9 +245,9 @@ OpPlan PrecisionAssignment::planOp(Operation *op) {
   // An op whose inputs all have one third type (bf16 when autocasting to
   // f16, say) keeps that type.
   if (!inputs.empty()) {
-    Term first = valueTerms.lookup(inputs.front());
+    Term first = infoOf(inputs.front()).term;
     if (!first.isNode() && llvm::all_of(inputs, [&](Value input) {
-          return valueTerms.lookup(input) == first;
+          return infoOf(input).term == first;
         })) {
       plan.precision = first;
       return plan;
@@ -224,7 +261,7 @@ OpPlan PrecisionAssignment::planOp(Operation *op) {
   // A promote op (or a follow op with several inputs) is 16-bit only if
   // every input is: no input is cast down for it.
   for (Value input : inputs) {
-    Term term = valueTerms.lookup(input);
+    Term term = infoOf(input).term;
     cut.addEdge(plan.precision.node, term.isNode() ? term.node : MinCut::kSink,
                 MinCut::kInfinite);
   }
@@ -245,7 +282,7 @@ void PrecisionAssignment::defineResults(Operation *op, const OpPlan &plan) {
           contraction && plan.precision == Term::ofNode(MinCut::kSource);
       term = yieldsEither ? Term::ofNode(cut.addNode()) : plan.precision;
     }
-    valueTerms[result] = term;
+    define(result, term);
   }
 }
 
@@ -260,14 +297,14 @@ void PrecisionAssignment::addRequirements(Operation *op, const OpPlan &plan) {
     Term wanted = plan.role != Role::Keep && atOpPrecision(op, use.get())
                       ? plan.precision
                       : termFor(type);
-    if (!(wanted == valueTerms.lookup(use.get())))
-      requirements[use.get()].push_back({&use, wanted});
+    ValueInfo &info = infoOf(use.get());
+    if (!(wanted == info.term))
+      info.wanted.push_back({&use, wanted});
   }
 }
 
-void PrecisionAssignment::addCastCosts(Value value,
+void PrecisionAssignment::addCastCosts(Term term,
                                        ArrayRef<Requirement> wanted) {
-  Term term = valueTerms.lookup(value);
   // A value of a fixed third type needs a cast to 16 bits if any user
   // wants 16 bits, and one to FP32 if any wants FP32.
   int asLow = term.isNode() ? term.node : MinCut::kSource;
@@ -294,28 +331,23 @@ void PrecisionAssignment::addCastCosts(Value value,
   }
 }
 
-void PrecisionAssignment::retypeResults(Operation *op) {
-  for (Value result : op->getResults()) {
-    auto type = dyn_cast<RankedTensorType>(result.getType());
-    if (!elementTypeOf(result))
-      continue;
-    Type elementType = typeOf(valueTerms.lookup(result));
-    if (elementType == type.getElementType())
-      continue;
-    result.setType(type.clone(elementType));
-    // Constants are materialized in their new type: rounded once, now.
-    if (auto constant = dyn_cast<ConstantOp>(op)) {
-      auto semantics = &cast<FloatType>(elementType).getFloatSemantics();
-      auto values = cast<DenseFPElementsAttr>(constant.getValue());
-      constant.setValueAttr(values.mapValues(
-          elementType, [&](const APFloat &value) {
-            APFloat converted = value;
-            bool losesInfo;
-            converted.convert(*semantics, APFloat::rmNearestTiesToEven,
-                              &losesInfo);
-            return converted.bitcastToAPInt();
-          }));
-    }
+void PrecisionAssignment::retype(Value value, Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (elementType == type.getElementType())
+    return;
+  value.setType(type.clone(elementType));
+  // Constants are materialized in their new type: rounded once, now.
+  if (auto constant = value.getDefiningOp<ConstantOp>()) {
+    auto semantics = &cast<FloatType>(elementType).getFloatSemantics();
+    auto values = cast<DenseFPElementsAttr>(constant.getValue());
+    constant.setValueAttr(
+        values.mapValues(elementType, [&](const APFloat &element) {
+          APFloat converted = element;
+          bool losesInfo;
+          converted.convert(*semantics, APFloat::rmNearestTiesToEven,
+                            &losesInfo);
+          return converted.bitcastToAPInt();
+        }));
   }
 }
 
@@ -336,13 +368,13 @@ Value PrecisionAssignment::castTo(Value value, Type elementType,
   else
     builder.setInsertionPointAfterValue(value);
   auto type = cast<RankedTensorType>(value.getType());
-  auto castOp = CastOp::create(builder, value.getLoc(), type.clone(elementType),
-                               value);
+  auto castOp =
+      CastOp::create(builder, value.getLoc(), type.clone(elementType), value);
   Operation *user = reason.use->getOwner();
   std::string rule = "cast: for " + user->getName().getStringRef().str();
   if (auto userRule = user->getAttrOfType<StringAttr>(kAutocastRuleAttr))
     rule += " (" + userRule.getValue().str() + ")";
-  castOp->setAttr(kAutocastRuleAttr, builder.getStringAttr(rule));
+  castOp->setAttr(kAutocastRuleAttr, ruleAttr(rule));
   it->second = castOp;
   previous = castOp;
   return castOp;
@@ -350,46 +382,70 @@ Value PrecisionAssignment::castTo(Value value, Type elementType,
 
 LogicalResult PrecisionAssignment::run(FunctionOpInterface function) {
   SmallVector<Operation *> ops;
+  SmallVector<CastOp> userCasts;
+  // Parameters do not change within a step, so every read of one in a block
+  // shares the first: its working copy is then made once.
+  llvm::DenseMap<std::pair<Block *, Attribute>, ReadOp> firstReads;
+  SmallVector<ReadOp> mergedReads;
+  size_t numResults = 0;
   function->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto read = dyn_cast<ReadOp>(op);
+        read && parameters.contains(read.getStateAttr())) {
+      auto [first, inserted] =
+          firstReads.try_emplace({read->getBlock(), read.getStateAttr()}, read);
+      if (!inserted && first->second.getType() == read.getType()) {
+        read.replaceAllUsesWith(first->second.getResult());
+        mergedReads.push_back(read);
+        return;
+      }
+    }
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument argument : block.getArguments())
           if (Type type = elementTypeOf(argument))
-            valueTerms[argument] = termFor(type);
-    if (op != function.getOperation())
-      ops.push_back(op);
+            define(argument, termFor(type));
+    if (op == function.getOperation())
+      return;
+    ops.push_back(op);
+    numResults += op->getNumResults();
+    if (auto castOp = dyn_cast<CastOp>(op))
+      userCasts.push_back(castOp);
   });
 
+  for (ReadOp read : mergedReads)
+    read.erase();
+
+  values.reserve(values.size() + numResults);
+  valueIndex.reserve(values.size() + numResults);
+  SmallVector<OpPlan> plans;
+  plans.reserve(ops.size());
   for (Operation *op : ops) {
-    OpPlan plan = planOp(op);
-    defineResults(op, plan);
-    addRequirements(op, plan);
-    plans[op] = std::move(plan);
+    plans.push_back(planOp(op));
+    defineResults(op, plans.back());
+    addRequirements(op, plans.back());
   }
-  for (auto &[value, wanted] : requirements)
-    addCastCosts(value, wanted);
+  for (const ValueInfo &info : values)
+    if (!info.wanted.empty())
+      addCastCosts(info.term, info.wanted);
   if (cut.solve() >= MinCut::kInfinite)
     return function->emitError("autocast found no precision assignment that "
                                "obeys the categories");
 
-  for (Operation *op : ops) {
-    const OpPlan &plan = plans[op];
-    if (!plan.rule.empty())
-      op->setAttr(kAutocastRuleAttr,
-                  StringAttr::get(op->getContext(), plan.rule));
-    retypeResults(op);
-  }
-  for (auto &[value, wanted] : requirements) {
-    for (const Requirement &requirement : wanted) {
+  for (auto [op, plan] : llvm::zip_equal(ops, plans))
+    if (plan.rule && op->getAttr(kAutocastRuleAttr) != plan.rule)
+      op->setAttr(kAutocastRuleAttr, plan.rule);
+  for (const ValueInfo &info : values)
+    retype(info.value, typeOf(info.term));
+  for (const ValueInfo &info : values) {
+    for (const Requirement &requirement : info.wanted) {
       Type type = typeOf(requirement.term);
-      if (type != elementTypeOf(value))
-        requirement.use->set(castTo(value, type, requirement));
+      if (type != elementTypeOf(info.value))
+        requirement.use->set(castTo(info.value, type, requirement));
     }
   }
   // Casts whose input now has their result type convert nothing.
-  for (Operation *op : ops) {
-    auto castOp = dyn_cast<CastOp>(op);
-    if (castOp && castOp.getInput().getType() == castOp.getType()) {
+  for (CastOp castOp : userCasts) {
+    if (castOp.getInput().getType() == castOp.getType()) {
       castOp.replaceAllUsesWith(castOp.getInput());
       castOp.erase();
     }
@@ -402,8 +458,8 @@ LogicalResult AutocastPass::addOverrides(ArrayRef<std::string> names,
                                          StringRef option) {
   MLIRContext *context = &getContext();
   for (StringRef name : names) {
-    std::string full = name.starts_with("mixprec.") ? name.str()
-                                                    : "mixprec." + name.str();
+    std::string full =
+        name.starts_with("mixprec.") ? name.str() : "mixprec." + name.str();
     std::optional<RegisteredOperationName> opName =
         RegisteredOperationName::lookup(full, context);
     if (!opName || !opName->hasInterface<AutocastOpInterface>())
@@ -415,7 +471,7 @@ LogicalResult AutocastPass::addOverrides(ArrayRef<std::string> names,
       return getOperation().emitError()
              << "mixprec-autocast: '" << full
              << "' keeps its types; it cannot be moved to another category";
-    auto [it, inserted] = overrides.try_emplace(full, category);
+    auto [it, inserted] = overrides.try_emplace(*opName, category);
     if (!inserted && it->second != category)
       return getOperation().emitError()
              << "mixprec-autocast: '" << full << "' is moved to both "
@@ -444,39 +500,24 @@ LogicalResult AutocastPass::parseOptions() {
   if (failed(addOverrides(tensorCoreOps, AutocastCategory::TensorCore,
                           "tensor-core-ops")) ||
       failed(addOverrides(fp32Ops, AutocastCategory::FP32, "fp32-ops")) ||
-      failed(addOverrides(promoteOps, AutocastCategory::Promote,
-                          "promote-ops")) ||
+      failed(
+          addOverrides(promoteOps, AutocastCategory::Promote, "promote-ops")) ||
       failed(addOverrides(followOps, AutocastCategory::Follow, "follow-ops")))
     return failure();
   return success();
 }
 
-/// Parameters do not change within a step, so every read of one in a block
-/// can share the first: its working copy is then made once.
-void AutocastPass::mergeParameterReads(FunctionOpInterface function) {
-  SymbolTableCollection symbols;
-  llvm::DenseMap<std::pair<Block *, Attribute>, ReadOp> firstReads;
-  function->walk([&](ReadOp read) {
-    if (!symbols.lookupNearestSymbolFrom<ParameterOp>(read,
-                                                      read.getStateAttr()))
-      return;
-    auto [it, inserted] = firstReads.try_emplace(
-        {read->getBlock(), read.getStateAttr()}, read);
-    if (inserted || it->second.getType() != read.getType())
-      return;
-    read.replaceAllUsesWith(it->second.getResult());
-    read.erase();
-  });
-}
-
 void AutocastPass::runOnOperation() {
   if (failed(parseOptions()))
     return signalPassFailure();
+  llvm::DenseSet<Attribute> parameters;
+  for (auto parameter : getOperation().getOps<ParameterOp>())
+    parameters.insert(FlatSymbolRefAttr::get(parameter.getSymNameAttr()));
   for (auto function : getOperation().getOps<FunctionOpInterface>()) {
     if (function.isExternal())
       continue;
-    mergeParameterReads(function);
-    PrecisionAssignment assignment(lowType, tensorCoreOnly, overrides);
+    PrecisionAssignment assignment(lowType, tensorCoreOnly, overrides,
+                                   parameters);
     if (failed(assignment.run(function)))
       return signalPassFailure();
   }

@@ -62,7 +62,9 @@ int64_t estimateFlops(Operation *op) {
           .Case([&](BatchMatmulOp op) {
             return reductionLength(op.getLhs(), op.getTransposeLhs());
           })
-          .Case([&](LinearOp op) { return reductionLength(op.getInput(), false); })
+          .Case([&](LinearOp op) {
+            return reductionLength(op.getInput(), false);
+          })
           .Case([&](Conv2DOp op) {
             ArrayRef<int64_t> weight = tensorTypeOf(op.getWeight()).getShape();
             return weight[1] * weight[2] * weight[3];
@@ -130,12 +132,10 @@ public:
   }
 
 private:
-  static void visit(Operation *op, SmallVectorImpl<Row> &rows,
-                    Totals &totals) {
+  static void visit(Operation *op, SmallVectorImpl<Row> &rows, Totals &totals) {
     auto rule = op->getAttrOfType<StringAttr>(kAutocastRuleAttr);
     bool inserted = rule && rule.getValue().starts_with("cast:");
-    bool compute =
-        isa<AutocastOpInterface>(op) && !op->hasTrait<KeepsTypes>();
+    bool compute = isa<AutocastOpInterface>(op) && !op->hasTrait<KeepsTypes>();
     if (!compute && !inserted)
       return;
     int64_t flops = estimateFlops(op);
@@ -178,8 +178,8 @@ private:
     std::string text;
     llvm::raw_string_ostream os(text);
     if (auto fileLoc = dyn_cast<FileLineColLoc>(op->getLoc()))
-      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
-         << ":" << fileLoc.getColumn();
+      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+         << fileLoc.getColumn();
     else
       op->getLoc()->print(os);
     return text;
@@ -207,10 +207,9 @@ private:
     printRow("location", "op", "precision", "rule");
     for (const Row &row : rows)
       printRow(row.location, row.op, row.precision, row.rule);
-    os << "casts inserted: "
-       << totals.castsToSixteenBit + totals.castsToFP32 << " ("
-       << totals.castsToSixteenBit << " to 16-bit, " << totals.castsToFP32
-       << " to f32)\n";
+    os << "casts inserted: " << totals.castsToSixteenBit + totals.castsToFP32
+       << " (" << totals.castsToSixteenBit << " to 16-bit, "
+       << totals.castsToFP32 << " to f32)\n";
     os << llvm::format("FLOPs in 16-bit tensor-core ops: %lld of %lld "
                        "(%.1f%%)\n",
                        static_cast<long long>(totals.sixteenBitTensorCoreFlops),

@@ -36,8 +36,7 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<model.mlir>"),
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
                                       cl::init("-"));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("path"),
@@ -46,8 +45,7 @@ static cl::opt<std::string>
     target("target", cl::desc("Backend: cpu (cuda: not available yet)"),
            cl::init("cpu"));
 static cl::opt<std::string>
-    arch("arch", cl::desc("GPU architecture for --target=cuda"),
-         cl::init(""));
+    arch("arch", cl::desc("GPU architecture for --target=cuda"), cl::init(""));
 enum class Emit { Library, Object, LLVMIR, MLIR };
 static cl::opt<Emit> emit(
     "emit", cl::desc("What to write"), cl::init(Emit::Library),
@@ -97,23 +95,14 @@ static int linkLibrary(StringRef objectPath, StringRef abiSource,
   llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName(cCompiler);
   if (!cc)
     return fail("cannot find the C compiler '" + cCompiler + "'");
-  SmallVector<StringRef> args = {*cc,
-                                 "-shared",
-                                 "-fPIC",
-                                 "-O2",
-                                 "-I" MIXPREC_INCLUDE_DIR,
-                                 "-I" MIXPREC_RUNTIME_SOURCE_DIR,
-                                 "-o",
-                                 output,
-                                 objectPath,
-                                 abiPath,
-                                 // The runtime defines the exported ABI.
-                                 "-Wl,--whole-archive",
-                                 MIXPREC_MODEL_RUNTIME_LIBRARY,
-                                 "-Wl,--no-whole-archive",
-                                 "-lm"};
-  int status = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0,
-                                         &error);
+  SmallVector<StringRef> args = {
+      *cc, "-shared", "-fPIC", "-O2", "-I" MIXPREC_INCLUDE_DIR,
+      "-I" MIXPREC_RUNTIME_SOURCE_DIR, "-o", output, objectPath, abiPath,
+      // The runtime defines the exported ABI.
+      "-Wl,--whole-archive", MIXPREC_MODEL_RUNTIME_LIBRARY,
+      "-Wl,--no-whole-archive", "-lm"};
+  int status =
+      llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &error);
   if (status != 0)
     return fail("linking " + output + " failed" +
                 (error.empty() ? "" : ": " + error));
@@ -222,11 +211,11 @@ int main(int argc, char **argv) {
     return fail("cannot create a temporary directory: " + ec.message());
   SmallString<128> objectPath(workDir);
   llvm::sys::path::append(objectPath, "model.o");
-  int status = failed(mixprec::emitObjectFile(*module, cpu, objectPath))
-                   ? 1
-                   : linkLibrary(objectPath,
-                                 mixprec::emitABISource(*signatures),
-                                 outputFile, workDir);
+  int status =
+      failed(mixprec::emitObjectFile(*module, cpu, objectPath))
+          ? 1
+          : linkLibrary(objectPath, mixprec::emitABISource(*signatures),
+                        outputFile, workDir);
   llvm::sys::fs::remove_directories(workDir);
   if (status != 0)
     return status;

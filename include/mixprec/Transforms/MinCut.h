@@ -24,14 +24,15 @@ public:
   /// Larger than any finite cut: an edge that must never be cut.
   static constexpr int64_t kInfinite = INT64_MAX / 4;
 
-  MinCut();
+  MinCut() : numNodes(2) {}
 
-  int addNode();
-  int getNumNodes() const { return static_cast<int>(firstEdge.size()); }
+  int addNode() { return numNodes++; }
+  int getNumNodes() const { return numNodes; }
   void addEdge(int from, int to, int64_t capacity);
 
   /// Computes a maximum flow and returns its value, the capacity of a
   /// minimum cut (kInfinite or more: every cut crosses an infinite edge).
+  /// Call it once, after every addEdge.
   int64_t solve();
 
   /// After solve(): whether `node` is on the source side of the minimum cut
@@ -41,20 +42,20 @@ public:
   bool onSourceSide(int node) const { return !reachesSink[node]; }
 
 private:
-  struct Edge {
-    int to;
-    int next; // next edge out of the same node, -1 at the end
-    int64_t residual;
-  };
-
+  void buildAdjacency();
   bool buildLevels();
   int64_t augmentAlongLevels();
   void markNodesReachingSink();
 
-  llvm::SmallVector<Edge> edges; // edge i ^ 1 is the reverse of edge i
-  llvm::SmallVector<int> firstEdge;
-  llvm::SmallVector<int> level;
-  llvm::SmallVector<int> currentEdge;
+  int numNodes;
+  // The edges as added; each becomes an arc and a reverse arc.
+  llvm::SmallVector<int> edgeFrom, edgeTo;
+  llvm::SmallVector<int64_t> edgeCapacity;
+  // Arcs grouped by tail (compressed rows): the arcs out of node n are
+  // firstArc[n] .. firstArc[n + 1] - 1.
+  llvm::SmallVector<int> firstArc, arcHead, arcReverse;
+  llvm::SmallVector<int64_t> residual;
+  llvm::SmallVector<int> level, currentArc;
   llvm::SmallVector<bool> reachesSink;
 };
 

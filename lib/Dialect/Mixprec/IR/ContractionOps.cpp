@@ -71,10 +71,11 @@ LogicalResult MatmulOp::verify() {
   if (lhs.getRank() != 2 || rhs.getRank() != 2)
     return emitOpError("operands must be rank 2, got rank ")
            << lhs.getRank() << " and " << rhs.getRank();
-  if (failed(verifyContractionTypes(*this, getLhs(), getRhs(), {}, getResult())))
+  if (failed(
+          verifyContractionTypes(*this, getLhs(), getRhs(), {}, getResult())))
     return failure();
-  FailureOr<SmallVector<int64_t>> shape = matmulResultShape(
-      *this, lhs, rhs, getTransposeLhs(), getTransposeRhs());
+  FailureOr<SmallVector<int64_t>> shape =
+      matmulResultShape(*this, lhs, rhs, getTransposeLhs(), getTransposeRhs());
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getResult(), *shape);
@@ -91,10 +92,11 @@ LogicalResult BatchMatmulOp::verify() {
     return emitOpError("batch dims differ: ")
            << llvm::interleaved_array(lhsBatch) << " vs "
            << llvm::interleaved_array(rhsBatch);
-  if (failed(verifyContractionTypes(*this, getLhs(), getRhs(), {}, getResult())))
+  if (failed(
+          verifyContractionTypes(*this, getLhs(), getRhs(), {}, getResult())))
     return failure();
-  FailureOr<SmallVector<int64_t>> shape = matmulResultShape(
-      *this, lhs, rhs, getTransposeLhs(), getTransposeRhs());
+  FailureOr<SmallVector<int64_t>> shape =
+      matmulResultShape(*this, lhs, rhs, getTransposeLhs(), getTransposeRhs());
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getResult(), *shape);

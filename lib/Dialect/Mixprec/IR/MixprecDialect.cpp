@@ -33,9 +33,9 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kPrecisionAttr) {
     auto type = dyn_cast<TypeAttr>(attr.getValue());
     if (!type || !isa<Float32Type, Float16Type, BFloat16Type>(type.getValue()))
-      return op->emitError() << "'" << kPrecisionAttr
-                             << "' must be f16, bf16 or f32, got "
-                             << attr.getValue();
+      return op->emitError()
+             << "'" << kPrecisionAttr << "' must be f16, bf16 or f32, got "
+             << attr.getValue();
     if (!hasChoosablePrecision(op))
       return op->emitError() << "'" << kPrecisionAttr
                              << "' pins compute ops of the mixprec dialect; '"
@@ -53,6 +53,5 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
                            << "' names function arguments and results, not "
                               "ops";
   return op->emitError() << "unknown mixprec attribute '"
-                         << attr.getName().getValue()
-                         << "'";
+                         << attr.getName().getValue() << "'";
 }

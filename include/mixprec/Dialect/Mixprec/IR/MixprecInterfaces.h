@@ -31,8 +31,7 @@ MIXPREC_CATEGORY_TRAIT(FollowCategory, Follow)
 
 /// Autocast never changes the types of an op with this trait.
 template <typename ConcreteType>
-class KeepsTypes : public mlir::OpTrait::TraitBase<ConcreteType, KeepsTypes> {
-};
+class KeepsTypes : public mlir::OpTrait::TraitBase<ConcreteType, KeepsTypes> {};
 
 } // namespace mixprec
 

@@ -60,11 +60,12 @@ llvm::LogicalResult
 inferReductionType(std::optional<mlir::Location> location, mlir::Value input,
                    llvm::ArrayRef<int64_t> dims, bool keepdim,
                    llvm::SmallVectorImpl<mlir::Type> &types);
-llvm::LogicalResult
-inferPool2DType(std::optional<mlir::Location> location, mlir::Value input,
-                llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
-                llvm::ArrayRef<int64_t> padding,
-                llvm::SmallVectorImpl<mlir::Type> &types);
+llvm::LogicalResult inferPool2DType(std::optional<mlir::Location> location,
+                                    mlir::Value input,
+                                    llvm::ArrayRef<int64_t> kernel,
+                                    llvm::ArrayRef<int64_t> stride,
+                                    llvm::ArrayRef<int64_t> padding,
+                                    llvm::SmallVectorImpl<mlir::Type> &types);
 
 } // namespace mixprec
 
