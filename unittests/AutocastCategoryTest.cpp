@@ -43,6 +43,11 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.loss_scale_update", AutocastCategory::FP32},
       {"mixprec.sgd_update", AutocastCategory::FP32},
       {"mixprec.adam_update", AutocastCategory::FP32},
+      // Backward ops have their forward op's category.
+      {"mixprec.softmax_grad", AutocastCategory::FP32},
+      {"mixprec.log_softmax_grad", AutocastCategory::FP32},
+      {"mixprec.layer_norm_grad", AutocastCategory::FP32},
+      {"mixprec.softmax_cross_entropy_grad", AutocastCategory::FP32},
       // State is stored in FP32 (§4).
       {"mixprec.parameter", AutocastCategory::FP32},
       {"mixprec.buffer", AutocastCategory::FP32},
@@ -76,6 +81,8 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.cast", AutocastCategory::Follow},
       {"mixprec.read", AutocastCategory::Follow},
       {"mixprec.rng_state", AutocastCategory::Follow},
+      {"mixprec.relu_grad", AutocastCategory::Follow},
+      {"mixprec.gelu_grad", AutocastCategory::Follow},
   };
   return table;
 }

@@ -200,3 +200,23 @@ func.func @dynamic(%a: tensor<?x8xf32>, %b: tensor<8x32xf32>, %acc: tensor<?x32x
   %r = linalg.matmul ins(%a, %b : tensor<?x8xf32>, tensor<8x32xf32>) outs(%acc : tensor<?x32xf32>) -> tensor<?x32xf32>
   return %r : tensor<?x32xf32>
 }
+
+// -----
+
+// A dot product into a 0-d tensor (no m or n dim) would need a 0-d vector
+// accumulator, which vector.contract rejects: left to the loop lowering.
+// CHECK-LABEL: func.func @dot_to_scalar(
+// CHECK:         linalg.generic
+// CHECK-NOT:     vector.contract
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> ()>
+func.func @dot_to_scalar(%a: tensor<13x37xf32>, %b: tensor<13x37xf32>, %acc: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#map, #map, #map1], iterator_types = ["reduction", "reduction"]}
+      ins(%a, %b : tensor<13x37xf32>, tensor<13x37xf32>) outs(%acc : tensor<f32>) {
+  ^bb0(%x: f32, %y: f32, %c: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}

@@ -672,6 +672,21 @@ def test_compile_identity_works(identity, tmp_path):
     assert output.exists()
 
 
+def test_compile_value_returned_twice(tmp_path):
+    # Each result is its own caller-allocated buffer, even for one value.
+    source = tmp_path / "twice.mlir"
+    source.write_text(
+        "func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {\n"
+        "  %y = mixprec.relu %x : tensor<4xf32>\n"
+        "  return %y, %y : tensor<4xf32>, tensor<4xf32>\n"
+        "}\n")
+    model = mixprec.compile_file(source, tmp_path / "libtwice.so")
+    x = np.array([-1.0, 2.0, -3.0, 4.0], dtype=np.float32)
+    first, second = model.call("f", [x])
+    np.testing.assert_array_equal(first, np.maximum(x, 0))
+    np.testing.assert_array_equal(second, np.maximum(x, 0))
+
+
 def test_compile_target_cuda(identity, tmp_path):
     output = tmp_path / "libm.so"
     expect_compile_failure(

@@ -66,6 +66,11 @@ static cl::opt<std::string>
              cl::desc("Run --mixprec-autocast first: none (default), f16 or "
                       "bf16"),
              cl::init("none"));
+static cl::opt<bool>
+    autodiff("autodiff",
+             cl::desc("Add @<step>_gradients for each train step "
+                      "(--mixprec-autodiff) after autocast"),
+             cl::init(false));
 static cl::opt<std::string>
     headerFile("header", cl::desc("Header to write (default: beside -o)"),
                cl::init(""));
@@ -155,6 +160,8 @@ int main(int argc, char **argv) {
     autocastOptions.precision = autocast;
     exposeState.addPass(mixprec::createMixprecAutocast(autocastOptions));
   }
+  if (autodiff)
+    exposeState.addPass(mixprec::createMixprecAutodiff());
   exposeState.addPass(mixprec::createMixprecExposeState());
   if (failed(exposeState.run(*module)))
     return 1;

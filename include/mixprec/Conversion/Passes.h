@@ -19,6 +19,7 @@ void populateNormalizationLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateTrainingLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateGradientLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "mixprec/Conversion/Passes.h.inc"

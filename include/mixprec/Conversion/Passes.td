@@ -63,6 +63,28 @@ def MixprecCopiesToLoops : Pass<"mixprec-copies-to-loops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def MixprecDistinctResults
+    : Pass<"mixprec-distinct-results", "::mlir::func::FuncOp"> {
+  let summary = "Copy values that a function returns more than once";
+  let description = [{
+    Every result of a compiled function becomes a caller-allocated
+    out-parameter (`buffer-results-to-out-params`), which needs a buffer of
+    its own per result. A value returned twice is copied for each repeat.
+
+    ```mlir
+    return %y, %y : tensor<4xf32>, tensor<4xf32>
+    ```
+    becomes
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %c = linalg.copy ins(%y : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    return %y, %c : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
                                    "::mlir::func::FuncOp"> {
   let summary = "Tile linalg contractions on tensors into vectorized register "

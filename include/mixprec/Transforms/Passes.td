@@ -99,6 +99,42 @@ def MixprecAutocast : Pass<"mixprec-autocast", "::mlir::ModuleOp"> {
   ];
 }
 
+def MixprecAutodiff : Pass<"mixprec-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Reverse-mode gradients of each train step's loss";
+  let description = [{
+    For each `mixprec.train_step @<step> forward @<loss>`, adds
+    `@<step>_gradients` with the forward function's arguments, returning the
+    loss and then the gradient of every parameter in declaration order (zeros
+    for parameters the loss does not read), each in its parameter's type and
+    marked with the result attribute `mixprec.gradient_of = @<parameter>`.
+    The loss seed (a constant 1) carries `mixprec.loss_seed`, so loss
+    scaling finds it.
+
+    Adjoints run in their forward op's precision (the incoming gradient is
+    cast to the op's result type; contractions multiply in their input type
+    and accumulate in FP32); the adjoint of a cast is a cast back; a value
+    used several times gets the sum of its gradients in FP32; broadcasts are
+    undone by sums; dropout's adjoint applies the same Philox mask.
+    Forward ops without an adjoint yet are reported with their location.
+
+    ```mlir
+    mixprec.parameter @w : tensor<4x8xf32> = #mixprec.zeros
+    func.func @loss(%x: tensor<2x8xf32>) -> tensor<f32> {
+      %w = mixprec.read @w : tensor<4x8xf32>
+      %y = mixprec.linear %x, %w : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+      %l = mixprec.reduce_sum %y {dims = array<i64: 0, 1>} : tensor<2x4xf32>
+      return %l : tensor<f32>
+    }
+    mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+    ```
+    gains
+    ```mlir
+    func.func @train_gradients(%x: tensor<2x8xf32>)
+        -> (tensor<f32>, tensor<4x8xf32> {mixprec.gradient_of = @w})
+    ```
+  }];
+}
+
 def MixprecPrecisionReport
     : Pass<"mixprec-precision-report", "::mlir::ModuleOp"> {
   let summary = "Report the precision autocast chose for every op, and why";

@@ -118,6 +118,11 @@ bool isCandidate(linalg::LinalgOp op) {
     return false;
   if (!isa<TilingInterface>(op.getOperation()))
     return false;
+  // A full reduction into a 0-d tensor (a dot product) would vectorize to a
+  // vector.contract with a 0-d vector accumulator, which vector.contract
+  // rejects: it stays a plain loop nest.
+  if (op.getRank(op.getDpsInitOperand(0)) == 0)
+    return false;
   if (llvm::any_of(op.getStaticLoopRanges(),
                    [](int64_t size) { return ShapedType::isDynamic(size); }))
     return false;

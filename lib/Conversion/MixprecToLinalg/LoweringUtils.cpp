@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -170,6 +171,67 @@ Value convertTensor(OpBuilder &b, Location loc, Value tensor,
                                                      args[0], elementType));
              })
       .getResult(0);
+}
+
+RankedTensorType statType(OpBuilder &b, ArrayRef<int64_t> shape,
+                          ArrayRef<int64_t> reducedDims) {
+  SmallVector<int64_t> kept;
+  for (auto [dim, size] : llvm::enumerate(shape))
+    if (!llvm::is_contained(reducedDims, static_cast<int64_t>(dim)))
+      kept.push_back(size);
+  return RankedTensorType::get(kept, b.getF32Type());
+}
+
+Value inverseStd(OpBuilder &b, Location loc, Value variance, double eps) {
+  Type f32 = b.getF32Type();
+  Value stddev = math::SqrtOp::create(
+      b, loc,
+      arith::AddFOp::create(b, loc, variance, floatConstant(b, loc, f32, eps)));
+  return arith::DivFOp::create(b, loc, floatConstant(b, loc, f32, 1.0), stddev);
+}
+
+Moments computeMoments(OpBuilder &b, Location loc, Value input,
+                       ArrayRef<int64_t> reducedDims, double eps) {
+  auto type = cast<RankedTensorType>(input.getType());
+  MLIRContext *context = b.getContext();
+  int64_t rank = type.getRank();
+  int64_t count = 1;
+  for (int64_t dim : reducedDims)
+    count *= type.getDimSize(dim);
+  RankedTensorType stats = statType(b, type.getShape(), reducedDims);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
+  AffineMap kept = keptDimsMap(context, rank, reducedDims);
+  Type f32 = b.getF32Type();
+
+  Value sum =
+      reduceDims(b, loc, input, reducedDims, 0.0,
+                 [](OpBuilder &b, Location loc, ValueRange args) {
+                   return arith::AddFOp::create(b, loc, args[0], args[1]);
+                 });
+  double n = static_cast<double>(count);
+  Value mean = mapElements(
+      b, loc, stats, sum, [&](OpBuilder &b, Location loc, ValueRange args) {
+        return arith::DivFOp::create(b, loc, args[0],
+                                     floatConstant(b, loc, f32, n));
+      });
+  Value squaredDeviations =
+      reduceInputs(b, loc, rank, reducedDims, {input, mean}, {identity, kept},
+                   filledTensor(b, loc, stats, 0.0),
+                   [](OpBuilder &b, Location loc, ValueRange args) {
+                     Value deviation =
+                         arith::SubFOp::create(b, loc, args[1], args[2]);
+                     return arith::AddFOp::create(
+                         b, loc, args[0],
+                         arith::MulFOp::create(b, loc, deviation, deviation));
+                   });
+  Value invStd =
+      mapElements(b, loc, stats, squaredDeviations,
+                  [&](OpBuilder &b, Location loc, ValueRange args) {
+                    Value variance = arith::DivFOp::create(
+                        b, loc, args[0], floatConstant(b, loc, f32, n));
+                    return inverseStd(b, loc, variance, eps);
+                  });
+  return {mean, invStd, squaredDeviations, count};
 }
 
 } // namespace mixprec::lowering

@@ -75,6 +75,28 @@ mlir::Value reduceDims(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value convertTensor(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value tensor, mlir::Type elementType);
 
+/// The f32 type of a statistic over the dims of `shape` that `reducedDims`
+/// keeps.
+mlir::RankedTensorType statType(mlir::OpBuilder &b,
+                                llvm::ArrayRef<int64_t> shape,
+                                llvm::ArrayRef<int64_t> reducedDims);
+
+/// 1 / sqrt(variance + eps) of an f32 scalar, in f32.
+mlir::Value inverseStd(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value variance, double eps);
+
+/// Mean and 1/sqrt(var + eps) over `reducedDims` of `input` (biased
+/// variance), plus the sum of squared deviations for callers that need the
+/// unbiased variance: f32 tensors of the kept dims (statType). The variance
+/// is two-pass, sum((x - mean)^2) after the mean.
+struct Moments {
+  mlir::Value mean, invStd, squaredDeviations;
+  int64_t count;
+};
+Moments computeMoments(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value input, llvm::ArrayRef<int64_t> reducedDims,
+                       double eps);
+
 } // namespace mixprec::lowering
 
 #endif // MIXPREC_LIB_CONVERSION_MIXPRECTOLINALG_LOWERINGUTILS_H

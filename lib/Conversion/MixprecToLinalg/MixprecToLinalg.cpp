@@ -54,6 +54,7 @@ struct ConvertMixprecToLinalgPass
     populateReductionLoweringPatterns(patterns);
     populateShapeLoweringPatterns(patterns);
     populateTrainingLoweringPatterns(patterns);
+    populateGradientLoweringPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }

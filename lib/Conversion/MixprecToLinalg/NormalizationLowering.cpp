@@ -26,17 +26,6 @@ using namespace mixprec::lowering;
 
 namespace {
 
-/// The f32 type of a statistic over the dims of `shape` that `reducedDims`
-/// keeps.
-RankedTensorType statType(OpBuilder &b, ArrayRef<int64_t> shape,
-                          ArrayRef<int64_t> reducedDims) {
-  SmallVector<int64_t> kept;
-  for (auto [dim, size] : llvm::enumerate(shape))
-    if (!llvm::is_contained(reducedDims, static_cast<int64_t>(dim)))
-      kept.push_back(size);
-  return RankedTensorType::get(kept, b.getF32Type());
-}
-
 Value f32Constant(OpBuilder &b, Location loc, double value) {
   return floatConstant(b, loc, b.getF32Type(), value);
 }
@@ -52,58 +41,6 @@ Value mulF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
 }
 Value divF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   return arith::DivFOp::create(b, loc, lhs, rhs);
-}
-
-/// 1 / sqrt(value + eps), all in f32.
-Value inverseStd(OpBuilder &b, Location loc, Value variance, double eps) {
-  Value stddev = math::SqrtOp::create(
-      b, loc, addF(b, loc, variance, f32Constant(b, loc, eps)));
-  return divF(b, loc, f32Constant(b, loc, 1.0), stddev);
-}
-
-/// Mean and 1/sqrt(var + eps) over `reducedDims` of `input` (biased
-/// variance), plus the sum of squared deviations for callers that need the
-/// unbiased variance.
-struct Moments {
-  Value mean, invStd, squaredDeviations;
-  int64_t count;
-};
-
-Moments computeMoments(OpBuilder &b, Location loc, Value input,
-                       ArrayRef<int64_t> reducedDims, double eps) {
-  auto type = cast<RankedTensorType>(input.getType());
-  MLIRContext *context = b.getContext();
-  int64_t rank = type.getRank();
-  int64_t count = 1;
-  for (int64_t dim : reducedDims)
-    count *= type.getDimSize(dim);
-  RankedTensorType stats = statType(b, type.getShape(), reducedDims);
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
-  AffineMap kept = keptDimsMap(context, rank, reducedDims);
-
-  Value sum = reduceDims(b, loc, input, reducedDims, 0.0,
-                         [](OpBuilder &b, Location loc, ValueRange args) {
-                           return addF(b, loc, args[0], args[1]);
-                         });
-  double n = static_cast<double>(count);
-  Value mean = mapElements(
-      b, loc, stats, sum, [&](OpBuilder &b, Location loc, ValueRange args) {
-        return divF(b, loc, args[0], f32Constant(b, loc, n));
-      });
-  Value squaredDeviations = reduceInputs(
-      b, loc, rank, reducedDims, {input, mean}, {identity, kept},
-      filledTensor(b, loc, stats, 0.0),
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        Value deviation = subF(b, loc, args[1], args[2]);
-        return addF(b, loc, args[0], mulF(b, loc, deviation, deviation));
-      });
-  Value invStd = mapElements(
-      b, loc, stats, squaredDeviations,
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        return inverseStd(b, loc, divF(b, loc, args[0], f32Constant(b, loc, n)),
-                          eps);
-      });
-  return {mean, invStd, squaredDeviations, count};
 }
 
 /// (x - mean) * invStd [* scale + bias], rounded once to `resultType`.

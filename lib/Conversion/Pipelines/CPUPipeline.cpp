@@ -62,6 +62,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   pm.addPass(createMixprecExposeState());
   pm.addPass(createConvertMixprecToLinalg());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createMixprecDistinctResults());
   // Contractions become register tiles of vector.contract on tensors; the
   // rest of linalg stays and becomes plain loops after bufferization.
   if (options.vectorize) {

@@ -1940,3 +1940,136 @@ func.func @unknown_dialect_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = mixprec.relu %x {mixprec.precison = f16} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Backward ops: relu_grad, gelu_grad, softmax_grad, log_softmax_grad,
+// layer_norm_grad, softmax_cross_entropy_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @f(%g: tensor<4x8xf16>, %x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'mixprec.relu_grad' op failed to verify that all of {grad, input, result} have same type}}
+  %0 = "mixprec.relu_grad"(%g, %x) : (tensor<4x8xf16>, tensor<4x8xf32>) -> tensor<4x8xf16>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4xi32>) {
+  // expected-error @+1 {{'mixprec.relu_grad' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = mixprec.relu_grad %g, %g : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4x8xf32>, %x: tensor<8x4xf32>) {
+  // expected-error @+1 {{'mixprec.gelu_grad' op failed to verify that all of {grad, input, result} have same type}}
+  %0 = "mixprec.gelu_grad"(%g, %x) {approximate = #mixprec<gelu_approximation tanh>} : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'mixprec.softmax_grad' op axis 2 is out of range for rank 2}}
+  %0 = mixprec.softmax_grad %g, %g {axis = 2 : i64} : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'mixprec.log_softmax_grad' op axis -1 is out of range for rank 2}}
+  %0 = mixprec.log_softmax_grad %g, %g {axis = -1 : i64} : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'mixprec.log_softmax_grad' op requires attribute 'axis'}}
+  %0 = mixprec.log_softmax_grad %g, %g : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4x8xf32>, %y: tensor<4x8xbf16>) {
+  // expected-error @+1 {{'mixprec.softmax_grad' op failed to verify that all of {grad, output, result} have same type}}
+  %0 = "mixprec.softmax_grad"(%g, %y) {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x8xbf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x16x64xf32>, %s: tensor<64xf32>) {
+  // expected-error @+1 {{'mixprec.layer_norm_grad' op axis 3 is out of range for rank 3}}
+  %0:3 = mixprec.layer_norm_grad %x, %x scale %s {axis = 3 : i64} : tensor<8x16x64xf32>, tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x16x64xf32>, %s: tensor<64xf32>) {
+  // expected-error @+1 {{'mixprec.layer_norm_grad' op eps must be finite and > 0, got 0}}
+  %0:3 = mixprec.layer_norm_grad %x, %x scale %s {axis = 2 : i64, eps = 0.0 : f64} : tensor<8x16x64xf32>, tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x16x64xf32>, %s: tensor<64xf32>) {
+  // expected-error @+1 {{'mixprec.layer_norm_grad' op scale must be [16, 64] (the normalized dims), got [64]}}
+  %0:3 = mixprec.layer_norm_grad %x, %x scale %s {axis = 1 : i64} : tensor<8x16x64xf32>, tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x16x64xf32>, %s: tensor<64xf16>) {
+  // expected-error @+1 {{'mixprec.layer_norm_grad' op scale element type must be the input's ('f32'), got 'f16'}}
+  %0:3 = mixprec.layer_norm_grad %x, %x scale %s {axis = 2 : i64} : tensor<8x16x64xf32>, tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x64xf32>, %s: tensor<64xf32>) {
+  // expected-error @+1 {{'mixprec.layer_norm_grad' op failed to verify that all of {scale, dscale, dbias} have same type}}
+  %0:3 = "mixprec.layer_norm_grad"(%x, %x, %s) {axis = 1 : i64} : (tensor<8x64xf32>, tensor<8x64xf32>, tensor<64xf32>) -> (tensor<8x64xf32>, tensor<64xf32>, tensor<8x64xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<f32>, %logits: tensor<4x10xf32>, %labels: tensor<5xi32>) {
+  // expected-error @+1 {{'mixprec.softmax_cross_entropy_grad' op labels must be [4] (one per row of logits), got [5]}}
+  %0 = mixprec.softmax_cross_entropy_grad %g, %logits, %labels : tensor<4x10xf32>, tensor<5xi32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<f32>, %logits: tensor<4x10x2xf32>, %labels: tensor<4xi32>) {
+  // expected-error @+1 {{'mixprec.softmax_cross_entropy_grad' op logits must be [N, C], got rank 3}}
+  %0 = mixprec.softmax_cross_entropy_grad %g, %logits, %labels : tensor<4x10x2xf32>, tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<f32>, %logits: tensor<4x10xf16>, %labels: tensor<4xi32>) {
+  // expected-error @+1 {{'mixprec.softmax_cross_entropy_grad' op failed to verify that grad is a 0-d tensor of the logits' element type}}
+  %0 = "mixprec.softmax_cross_entropy_grad"(%g, %logits, %labels) : (tensor<f32>, tensor<4x10xf16>, tensor<4xi32>) -> tensor<4x10xf16>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<f32>, %logits: tensor<4x10xf32>, %labels: tensor<4xf32>) {
+  // expected-error @+1 {{'mixprec.softmax_cross_entropy_grad' op operand #2 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = mixprec.softmax_cross_entropy_grad %g, %logits, %labels : tensor<4x10xf32>, tensor<4xf32>
+  return
+}

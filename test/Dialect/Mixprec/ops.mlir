@@ -839,3 +839,90 @@ func.func @adam_update(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tenso
   %w2, %m2, %v2 = mixprec.adam_update %wb, %gb, %mb, %vb, %lr, %step {beta1 = 0.8 : f64, beta2 = 0.99 : f64, eps = 1.0e-6 : f64, weight_decay = 0.1 : f64, decoupled = false} : tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>
   return %w1, %m1, %v1, %w2, %m2, %v2 : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<16xbf16>, tensor<16xf32>, tensor<16xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Backward ops: every float operand and result has one element type
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @activation_grads(
+// CHECK-SAME:    [[G:%[^:]+]]: tensor<16x256xf16>, [[X:%[^:]+]]: tensor<16x256xf16>, [[GB:%[^:]+]]: tensor<4xbf16>, [[XB:%[^:]+]]: tensor<4xbf16>)
+// CHECK-NEXT:    [[R:%.+]] = mixprec.relu_grad [[G]], [[X]] : tensor<16x256xf16>
+// CHECK-NEXT:    [[RB:%.+]] = mixprec.relu_grad [[GB]], [[XB]] : tensor<4xbf16>
+// CHECK-NEXT:    [[GE:%.+]] = mixprec.gelu_grad [[R]], [[X]] : tensor<16x256xf16>
+// CHECK-NEXT:    [[GE2:%.+]] = mixprec.gelu_grad [[GE]], [[X]] : tensor<16x256xf16>
+// CHECK-NEXT:    [[GT:%.+]] = mixprec.gelu_grad [[GE2]], [[X]] {approximate = #mixprec<gelu_approximation tanh>} : tensor<16x256xf16>
+// CHECK-NEXT:    return [[GT]], [[RB]] : tensor<16x256xf16>, tensor<4xbf16>
+
+// GENERIC-LABEL: sym_name = "activation_grads"
+// GENERIC: "mixprec.relu_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}) : (tensor<16x256xf16>, tensor<16x256xf16>) -> tensor<16x256xf16>
+// GENERIC: "mixprec.gelu_grad"(%{{.+}}, %arg{{[0-9]+}}) <{approximate = #mixprec<gelu_approximation erf>}> : (tensor<16x256xf16>, tensor<16x256xf16>) -> tensor<16x256xf16>
+// GENERIC: "mixprec.gelu_grad"(%{{.+}}, %arg{{[0-9]+}}) <{approximate = #mixprec<gelu_approximation tanh>}> : (tensor<16x256xf16>, tensor<16x256xf16>) -> tensor<16x256xf16>
+func.func @activation_grads(%g: tensor<16x256xf16>, %x: tensor<16x256xf16>, %gb: tensor<4xbf16>, %xb: tensor<4xbf16>)
+    -> (tensor<16x256xf16>, tensor<4xbf16>) {
+  %r = mixprec.relu_grad %g, %x : tensor<16x256xf16>
+  %rb = mixprec.relu_grad %gb, %xb : tensor<4xbf16>
+  // erf is the default and is elided.
+  %ge = mixprec.gelu_grad %r, %x : tensor<16x256xf16>
+  %ge2 = mixprec.gelu_grad %ge, %x {approximate = #mixprec<gelu_approximation erf>} : tensor<16x256xf16>
+  %gt = mixprec.gelu_grad %ge2, %x {approximate = #mixprec<gelu_approximation tanh>} : tensor<16x256xf16>
+  return %gt, %rb : tensor<16x256xf16>, tensor<4xbf16>
+}
+
+// CHECK-LABEL: func.func @softmax_grads(
+// CHECK-SAME:    [[G:%[^:]+]]: tensor<8x16xf32>, [[Y:%[^:]+]]: tensor<8x16xf32>, [[GH:%[^:]+]]: tensor<2x4x8xf16>, [[YH:%[^:]+]]: tensor<2x4x8xf16>)
+// CHECK-NEXT:    [[S:%.+]] = mixprec.softmax_grad [[G]], [[Y]] {axis = 1 : i64} : tensor<8x16xf32>
+// CHECK-NEXT:    [[SH:%.+]] = mixprec.softmax_grad [[GH]], [[YH]] {axis = 0 : i64} : tensor<2x4x8xf16>
+// CHECK-NEXT:    [[L:%.+]] = mixprec.log_softmax_grad [[S]], [[Y]] {axis = 0 : i64} : tensor<8x16xf32>
+// CHECK-NEXT:    [[LH:%.+]] = mixprec.log_softmax_grad [[SH]], [[YH]] {axis = 2 : i64} : tensor<2x4x8xf16>
+// CHECK-NEXT:    return [[L]], [[LH]] : tensor<8x16xf32>, tensor<2x4x8xf16>
+
+// GENERIC-LABEL: sym_name = "softmax_grads"
+// GENERIC: "mixprec.softmax_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}) <{axis = 1 : i64}> : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+// GENERIC: "mixprec.log_softmax_grad"(%{{.+}}, %arg{{[0-9]+}}) <{axis = 2 : i64}> : (tensor<2x4x8xf16>, tensor<2x4x8xf16>) -> tensor<2x4x8xf16>
+func.func @softmax_grads(%g: tensor<8x16xf32>, %y: tensor<8x16xf32>, %gh: tensor<2x4x8xf16>, %yh: tensor<2x4x8xf16>)
+    -> (tensor<8x16xf32>, tensor<2x4x8xf16>) {
+  %s = mixprec.softmax_grad %g, %y {axis = 1 : i64} : tensor<8x16xf32>
+  %sh = mixprec.softmax_grad %gh, %yh {axis = 0 : i64} : tensor<2x4x8xf16>
+  %l = mixprec.log_softmax_grad %s, %y {axis = 0 : i64} : tensor<8x16xf32>
+  %lh = mixprec.log_softmax_grad %sh, %yh {axis = 2 : i64} : tensor<2x4x8xf16>
+  return %l, %lh : tensor<8x16xf32>, tensor<2x4x8xf16>
+}
+
+// CHECK-LABEL: func.func @layer_norm_grad(
+// CHECK-SAME:    [[G:%[^:]+]]: tensor<8x16x64xf32>, [[X:%[^:]+]]: tensor<8x16x64xf32>, [[S:%[^:]+]]: tensor<64xf32>, [[GH:%[^:]+]]: tensor<8x16x64xbf16>, [[XH:%[^:]+]]: tensor<8x16x64xbf16>, [[SH:%[^:]+]]: tensor<16x64xbf16>)
+// CHECK-NEXT:    [[DX:%[^,]+]], [[DS:%[^,]+]], [[DB:%[^ ]+]] = mixprec.layer_norm_grad [[G]], [[X]] scale [[S]] {axis = 2 : i64} : tensor<8x16x64xf32>, tensor<64xf32>
+// CHECK-NEXT:    [[DXH:%[^,]+]], [[DSH:%[^,]+]], [[DBH:%[^ ]+]] = mixprec.layer_norm_grad [[GH]], [[XH]] scale [[SH]] {axis = 1 : i64, eps = 1.000000e-03 : f64} : tensor<8x16x64xbf16>, tensor<16x64xbf16>
+// CHECK-NEXT:    return [[DX]], [[DS]], [[DB]], [[DXH]], [[DSH]], [[DBH]] : tensor<8x16x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<8x16x64xbf16>, tensor<16x64xbf16>, tensor<16x64xbf16>
+
+// GENERIC-LABEL: sym_name = "layer_norm_grad"
+// GENERIC: "mixprec.layer_norm_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{axis = 2 : i64, eps = 1.000000e-05 : f64}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>, tensor<64xf32>) -> (tensor<8x16x64xf32>, tensor<64xf32>, tensor<64xf32>)
+func.func @layer_norm_grad(%g: tensor<8x16x64xf32>, %x: tensor<8x16x64xf32>, %s: tensor<64xf32>,
+                           %gh: tensor<8x16x64xbf16>, %xh: tensor<8x16x64xbf16>, %sh: tensor<16x64xbf16>)
+    -> (tensor<8x16x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<8x16x64xbf16>, tensor<16x64xbf16>, tensor<16x64xbf16>) {
+  // eps = 1e-5 is the default and is elided.
+  %dx, %ds, %db = mixprec.layer_norm_grad %g, %x scale %s {axis = 2 : i64, eps = 1.0e-5 : f64} : tensor<8x16x64xf32>, tensor<64xf32>
+  %dxh, %dsh, %dbh = mixprec.layer_norm_grad %gh, %xh scale %sh {axis = 1 : i64, eps = 1.0e-3 : f64} : tensor<8x16x64xbf16>, tensor<16x64xbf16>
+  return %dx, %ds, %db, %dxh, %dsh, %dbh : tensor<8x16x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<8x16x64xbf16>, tensor<16x64xbf16>, tensor<16x64xbf16>
+}
+
+// CHECK-LABEL: func.func @softmax_cross_entropy_grad(
+// CHECK-SAME:    [[G:%[^:]+]]: tensor<f32>, [[LOGITS:%[^:]+]]: tensor<64x10xf32>, [[LABELS:%[^:]+]]: tensor<64xi32>, [[GH:%[^:]+]]: tensor<f16>, [[LH:%[^:]+]]: tensor<4x3xf16>, [[LAB64:%[^:]+]]: tensor<4xi64>)
+// CHECK-NEXT:    [[D0:%.+]] = mixprec.softmax_cross_entropy_grad [[G]], [[LOGITS]], [[LABELS]] : tensor<64x10xf32>, tensor<64xi32>
+// CHECK-NEXT:    [[D1:%.+]] = mixprec.softmax_cross_entropy_grad [[G]], [[LOGITS]], [[LABELS]] : tensor<64x10xf32>, tensor<64xi32>
+// CHECK-NEXT:    [[D2:%.+]] = mixprec.softmax_cross_entropy_grad [[GH]], [[LH]], [[LAB64]] {reduction = #mixprec<reduction sum>} : tensor<4x3xf16>, tensor<4xi64>
+// CHECK-NEXT:    return [[D0]], [[D1]], [[D2]] : tensor<64x10xf32>, tensor<64x10xf32>, tensor<4x3xf16>
+
+// GENERIC-LABEL: sym_name = "softmax_cross_entropy_grad"
+// GENERIC: "mixprec.softmax_cross_entropy_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{reduction = #mixprec<reduction mean>}> : (tensor<f32>, tensor<64x10xf32>, tensor<64xi32>) -> tensor<64x10xf32>
+// GENERIC: "mixprec.softmax_cross_entropy_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{reduction = #mixprec<reduction sum>}> : (tensor<f16>, tensor<4x3xf16>, tensor<4xi64>) -> tensor<4x3xf16>
+func.func @softmax_cross_entropy_grad(%g: tensor<f32>, %logits: tensor<64x10xf32>, %labels: tensor<64xi32>,
+                                      %gh: tensor<f16>, %lh: tensor<4x3xf16>, %lab64: tensor<4xi64>)
+    -> (tensor<64x10xf32>, tensor<64x10xf32>, tensor<4x3xf16>) {
+  %0 = mixprec.softmax_cross_entropy_grad %g, %logits, %labels : tensor<64x10xf32>, tensor<64xi32>
+  // mean is the default and is elided.
+  %1 = mixprec.softmax_cross_entropy_grad %g, %logits, %labels {reduction = #mixprec<reduction mean>} : tensor<64x10xf32>, tensor<64xi32>
+  %2 = mixprec.softmax_cross_entropy_grad %gh, %lh, %lab64 {reduction = #mixprec<reduction sum>} : tensor<4x3xf16>, tensor<4xi64>
+  return %0, %1, %2 : tensor<64x10xf32>, tensor<64x10xf32>, tensor<4x3xf16>
+}

@@ -48,6 +48,12 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a string, got " << attr.getValue();
     return success();
   }
+  if (attr.getName() == kLossSeedAttr) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<ConstantOp>(op))
+      return op->emitError() << "'" << kLossSeedAttr
+                             << "' is a unit attribute of mixprec.constant";
+    return success();
+  }
   if (attr.getName() == kABINameAttr)
     return op->emitError() << "'" << kABINameAttr
                            << "' names function arguments and results, not "

@@ -9,7 +9,7 @@
 using namespace mlir;
 using namespace mixprec;
 
-static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
+LogicalResult mixprec::verifyAxis(Operation *op, int64_t axis, int64_t rank) {
   if (axis >= 0 && axis < rank)
     return success();
   return op->emitOpError("axis ")
@@ -48,7 +48,7 @@ static LogicalResult verifyAffine(Operation *op, Value scale, Value bias,
   return success();
 }
 
-static LogicalResult verifyEpsilon(Operation *op, double eps) {
+LogicalResult mixprec::verifyEpsilon(Operation *op, double eps) {
   if (eps > 0.0 && std::isfinite(eps))
     return success();
   return op->emitOpError("eps must be finite and > 0, got ") << eps;

@@ -19,6 +19,12 @@ constexpr llvm::StringLiteral kPrecisionAttr = "mixprec.precision";
 /// Set by --mixprec-autocast on every op it decided: the rule that chose the
 /// op's precision ("cast: ..." on the casts it inserted, with their reason).
 constexpr llvm::StringLiteral kAutocastRuleAttr = "mixprec.autocast";
+
+/// Marks the constant that seeds the reverse sweep with d(loss)/d(loss).
+constexpr llvm::StringLiteral kLossSeedAttr = "mixprec.loss_seed";
+
+/// On a result of a gradient function: the parameter it is the gradient of.
+constexpr llvm::StringLiteral kGradientOfAttr = "mixprec.gradient_of";
 } // namespace mixprec
 
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECDIALECT_H

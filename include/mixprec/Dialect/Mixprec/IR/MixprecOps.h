@@ -46,6 +46,12 @@ llvm::LogicalResult verifyForInference(mlir::MLIRContext *context,
   return verifyStaticTensorOperands(location, adaptor.getOperands());
 }
 
+/// Fails, reporting on `op`, unless 0 <= axis < rank.
+llvm::LogicalResult verifyAxis(mlir::Operation *op, int64_t axis, int64_t rank);
+
+/// Fails, reporting on `op`, unless `eps` is finite and > 0.
+llvm::LogicalResult verifyEpsilon(mlir::Operation *op, double eps);
+
 /// Whether `op` is a contraction (matmul, batch_matmul, linear, conv2d: the
 /// tensor-core category by default), whose result may be its inputs' type or
 /// f32, its accumulator's.

@@ -863,4 +863,136 @@ def Mixprec_AdamUpdateOp : Mixprec_Op<"adam_update", Mixprec_FP32Category, [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Backward ops
+//===----------------------------------------------------------------------===//
+
+// The gradients that --mixprec-autodiff emits. Each takes the gradient of its
+// forward op's result (`grad`) and has its forward op's category; every float
+// operand and result has one element type, the precision of the pair.
+
+def Mixprec_ReluGradOp : Mixprec_Op<"relu_grad", Mixprec_FollowCategory, [
+    Pure, AllTypesMatch<["grad", "input", "result"]>]> {
+  let summary = "gradient of relu: grad where input > 0, else 0";
+  let description = [{
+    PyTorch's `threshold_backward(grad, input, 0)`: `input <= 0 ? 0 : grad`,
+    so a NaN input passes the gradient through.
+
+    ```mlir
+    %dx = mixprec.relu_grad %g, %x : tensor<16x256xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$grad, Mixprec_FloatTensor:$input);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $input attr-dict `:` type($result)";
+}
+
+def Mixprec_GeluGradOp : Mixprec_Op<"gelu_grad", Mixprec_FollowCategory, [
+    Pure, AllTypesMatch<["grad", "input", "result"]>]> {
+  let summary = "gradient of gelu with respect to its input";
+  let description = [{
+    `grad * gelu'(input)` for the same `approximate` form as `mixprec.gelu`
+    (PyTorch's `gelu_backward`).
+
+    ```mlir
+    %dx = mixprec.gelu_grad %g, %x {approximate = #mixprec<gelu_approximation tanh>} : tensor<16x256xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$grad, Mixprec_FloatTensor:$input,
+      DefaultValuedAttr<Mixprec_GeluApproximationAttr,
+                        "::mixprec::GeluApproximation::Erf">:$approximate);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $input attr-dict `:` type($result)";
+}
+
+class Mixprec_SoftmaxLikeGradOp<string mnemonic, string what>
+    : Mixprec_Op<mnemonic, Mixprec_FP32Category, [
+        Pure, AllTypesMatch<["grad", "output", "result"]>]> {
+  let summary = "gradient of " # what # " from its output";
+  let arguments = (ins Mixprec_FloatTensor:$grad, Mixprec_FloatTensor:$output,
+                       I64Attr:$axis);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $output attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Mixprec_SoftmaxGradOp : Mixprec_SoftmaxLikeGradOp<"softmax_grad",
+                                                      "softmax"> {
+  let description = [{
+    `output` is the softmax `y`: `y * (grad - sum(grad * y))`, the sum along
+    `axis` in f32.
+
+    ```mlir
+    %dx = mixprec.softmax_grad %g, %y {axis = 1 : i64} : tensor<8x16xf32>
+    ```
+  }];
+}
+
+def Mixprec_LogSoftmaxGradOp : Mixprec_SoftmaxLikeGradOp<"log_softmax_grad",
+                                                         "log_softmax"> {
+  let description = [{
+    `output` is the log-softmax `y`: `grad - e^y * sum(grad)`, the sum along
+    `axis` in f32.
+
+    ```mlir
+    %dx = mixprec.log_softmax_grad %g, %y {axis = 1 : i64} : tensor<8x16xf32>
+    ```
+  }];
+}
+
+def Mixprec_LayerNormGradOp : Mixprec_Op<"layer_norm_grad",
+    Mixprec_FP32Category, [Pure, AllTypesMatch<["grad", "input", "dx"]>,
+                           AllTypesMatch<["scale", "dscale", "dbias"]>]> {
+  let summary = "gradients of layer_norm: input, scale and bias";
+  let description = [{
+    PyTorch's `native_layer_norm_backward` over dims `[axis, rank)`, with the
+    mean and 1/std recomputed from `input` in f32. `scale` is required: the
+    gradient of a layer_norm without scale and bias takes a scale of ones and
+    ignores `dscale` and `dbias`.
+
+    ```mlir
+    %dx, %dscale, %dbias = mixprec.layer_norm_grad %g, %x scale %s {axis = 2 : i64} : tensor<8x16x64xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$grad, Mixprec_FloatTensor:$input,
+                       Mixprec_FloatTensor:$scale, I64Attr:$axis,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Mixprec_FloatTensor:$dx, Mixprec_FloatTensor:$dscale,
+                      Mixprec_FloatTensor:$dbias);
+  let assemblyFormat = [{
+    $grad `,` $input `scale` $scale attr-dict `:` type($input) `,` type($scale)
+  }];
+  let hasVerifier = 1;
+}
+
+def Mixprec_SoftmaxCrossEntropyGradOp : Mixprec_Op<
+    "softmax_cross_entropy_grad", Mixprec_FP32Category, [
+    Pure, AllTypesMatch<["logits", "result"]>,
+    TypesMatchWith<"grad is a 0-d tensor of the logits' element type",
+                   "logits", "grad",
+                   "::mlir::RankedTensorType::get({}, "
+                   "::llvm::cast<::mlir::ShapedType>($_self)"
+                   ".getElementType())">]> {
+  let summary = "gradient of softmax_cross_entropy with respect to the logits";
+  let description = [{
+    `grad * (softmax(logits) - one_hot(labels)) / N` for `mean`, without the
+    `/ N` for `sum`; `grad` is the 0-d gradient of the loss.
+
+    ```mlir
+    %dlogits = mixprec.softmax_cross_entropy_grad %g, %logits, %labels : tensor<64x10xf32>, tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$grad,
+                       Mixprec_FloatTensor:$logits,
+                       Mixprec_IndexTensor:$labels,
+                       DefaultValuedAttr<Mixprec_ReductionAttr,
+                                         "::mixprec::Reduction::Mean">:$reduction);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $logits `,` $labels attr-dict `:` type($logits) `,`
+    type($labels)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECOPS_TD

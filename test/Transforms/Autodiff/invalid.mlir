@@ -1,0 +1,32 @@
+// RUN: mixprec-opt %s -split-input-file --mixprec-autodiff -verify-diagnostics
+
+mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %w = mixprec.read @w : tensor<4xf32>
+  // expected-error @+1 {{mixprec-autodiff: no adjoint for 'mixprec.maximum' yet}}
+  %m = mixprec.maximum %x, %w : tensor<4xf32>, tensor<4xf32>
+  %l = mixprec.reduce_sum %m {dims = array<i64: 0>} : tensor<4xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
+func.func private @loss(%x: tensor<4xf32>) -> tensor<f32>
+// expected-error @+1 {{mixprec-autodiff: the forward function must be defined, with one block}}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %w = mixprec.read @w : tensor<4xf32>
+  %l = mixprec.reduce_sum %w {dims = array<i64: 0>} : tensor<4xf32>
+  return %l : tensor<f32>
+}
+func.func @train_gradients() {
+  return
+}
+// expected-error @+1 {{mixprec-autodiff: '@train_gradients' exists already}}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
