@@ -164,6 +164,19 @@ def test_binary_adjoint(name):
           BINARY[name], positive=name == "div")
 
 
+def test_pow_adjoint():
+    t = tensor_type(S)
+    check([("a", S), ("b", S)], "%%r = mixprec.pow %%a, %%b : %s, %s" % (t, t),
+          S, torch.pow, positive=True)
+
+
+def test_slice_adjoint():
+    shape = [9, 11]
+    check([("x", shape)], "%%r = mixprec.slice %%x {offsets = array<i64: 2, 3>"
+          ", sizes = array<i64: 5, 6>} : %s" % tensor_type(shape), [5, 6],
+          lambda x: x[2:7, 3:9])
+
+
 def test_fan_out_sums_gradients():
     # x is used three times: the three contributions are summed.
     t = tensor_type(S)
