@@ -48,6 +48,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.log_softmax_grad", AutocastCategory::FP32},
       {"mixprec.layer_norm_grad", AutocastCategory::FP32},
       {"mixprec.softmax_cross_entropy_grad", AutocastCategory::FP32},
+      {"mixprec.batch_norm_grad", AutocastCategory::FP32},
       // State is stored in FP32 (§4).
       {"mixprec.parameter", AutocastCategory::FP32},
       {"mixprec.buffer", AutocastCategory::FP32},
@@ -83,6 +84,11 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.rng_state", AutocastCategory::Follow},
       {"mixprec.relu_grad", AutocastCategory::Follow},
       {"mixprec.gelu_grad", AutocastCategory::Follow},
+      {"mixprec.embedding_grad", AutocastCategory::Follow},
+      {"mixprec.conv2d_grad_input", AutocastCategory::Follow},
+      {"mixprec.conv2d_grad_weight", AutocastCategory::Follow},
+      {"mixprec.max_pool2d_grad", AutocastCategory::Follow},
+      {"mixprec.avg_pool2d_grad", AutocastCategory::Follow},
   };
   return table;
 }

@@ -347,6 +347,70 @@ LogicalResult ReverseSweep::backprop(Operation *op) {
                      ReduceSumOp::create(b, loc, g2, ArrayRef<int64_t>{0}));
         return success();
       })
+      .Case([&](Conv2DOp op) {
+        RankedTensorType inputType = tensorTypeOf(op.getInput());
+        RankedTensorType weightType = tensorTypeOf(op.getWeight());
+        Value gIn = castTo(g, inputType.getElementType());
+        accumulate(op.getInput(),
+                   Conv2DGradInputOp::create(
+                       b, loc, inputType, gIn, op.getWeight(),
+                       op.getStrideAttr(), op.getPaddingAttr(),
+                       op.getDilationAttr(), op.getGroupsAttr(),
+                       b.getDenseI64ArrayAttr(inputType.getShape())));
+        accumulate(op.getWeight(),
+                   Conv2DGradWeightOp::create(
+                       b, loc, weightType, gIn, op.getInput(),
+                       op.getStrideAttr(), op.getPaddingAttr(),
+                       op.getDilationAttr(), op.getGroupsAttr(),
+                       b.getDenseI64ArrayAttr(weightType.getShape())));
+        if (Value bias = op.getBias())
+          accumulate(bias, ReduceSumOp::create(b, loc, gIn,
+                                               ArrayRef<int64_t>{0, 2, 3}));
+        return success();
+      })
+      .Case([&](EmbeddingOp op) {
+        RankedTensorType table = tensorTypeOf(op.getTable());
+        accumulate(
+            op.getTable(),
+            EmbeddingGradOp::create(b, loc, table, g, op.getIndices(),
+                                    b.getI64IntegerAttr(table.getDimSize(0))));
+        return success();
+      })
+      .Case([&](MaxPool2DOp op) {
+        accumulate(op.getInput(), MaxPool2DGradOp::create(
+                                      b, loc, tensorTypeOf(op.getInput()), g,
+                                      op.getInput(), op.getKernelAttr(),
+                                      op.getStrideAttr(), op.getPaddingAttr()));
+        return success();
+      })
+      .Case([&](AvgPool2DOp op) {
+        accumulate(op.getInput(), AvgPool2DGradOp::create(
+                                      b, loc, tensorTypeOf(op.getInput()), g,
+                                      op.getInput(), op.getKernelAttr(),
+                                      op.getStrideAttr(), op.getPaddingAttr()));
+        return success();
+      })
+      .Case([&](BatchNormOp op) -> LogicalResult {
+        // The running statistics it returns carry no gradient.
+        if (!op.getTraining() || !grads.front())
+          return unsupported(op);
+        RankedTensorType inputType = tensorTypeOf(op.getInput());
+        int64_t channels = inputType.getDimSize(1);
+        auto scaleType =
+            RankedTensorType::get({channels}, inputType.getElementType());
+        Value scale = op.getScale();
+        if (!scale)
+          scale = splat(1.0, scaleType);
+        auto batchNormGrads = BatchNormGradOp::create(
+            b, loc, TypeRange{inputType, scaleType, scaleType}, g,
+            op.getInput(), scale, op.getEpsAttr());
+        accumulate(op.getInput(), batchNormGrads.getDx());
+        if (op.getScale()) {
+          accumulate(op.getScale(), batchNormGrads.getDscale());
+          accumulate(op.getBias(), batchNormGrads.getDbias());
+        }
+        return success();
+      })
       // Shapes.
       .Case([&](ReshapeOp op) {
         accumulate(op.getInput(),

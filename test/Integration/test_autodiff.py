@@ -16,6 +16,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+import reference_models
 from harness import compile_mlir, to_numpy
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
@@ -300,28 +301,108 @@ def test_cast_adjoint_is_a_cast_back():
           differences=False)
 
 
-def test_digits_mlp_gradients_match_autograd():
-    text = (EXAMPLES / "mlp.mlir").read_text()
+def example_inputs(name, function, generator):
+    """Weights and batch for an example model's gradient function."""
+    values = {}
+    for spec in function.inputs:
+        shape = tuple(spec.shape)
+        if spec.name == "rng_state":
+            values[spec.name] = torch.tensor([1234, 5], dtype=torch.int64)
+        elif spec.name.endswith("running_var"):
+            values[spec.name] = torch.rand(shape, generator=generator) + 0.5
+        elif spec.numpy_dtype == np.int32:
+            high = {"mlp": 10, "cnn": 10}.get(name, 100 if len(shape) == 2
+                                               else 4)
+            values[spec.name] = torch.randint(0, high, shape,
+                                              generator=generator,
+                                              dtype=torch.int32)
+        elif spec.name.startswith("arg"):
+            values[spec.name] = torch.rand(shape, generator=generator)
+        else:
+            values[spec.name] = torch.randn(shape, generator=generator) * 0.3
+    return values
+
+
+def reference_loss(name, w, values):
+    batch = (values["arg0"], values["arg1"])
+    if name == "mlp":
+        return reference_models.mlp_loss(w, *batch)
+    if name == "cnn":
+        running = {k: v.clone().double() for k, v in values.items()
+                   if "running" in k}
+        return reference_models.cnn_loss(w, batch[0].double(), batch[1],
+                                         running)
+    return reference_models.transformer_loss(w, *batch, 1234, 5)
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn", "transformer"])
+def test_example_gradients_match_autograd(name):
+    text = (EXAMPLES / (name + ".mlir")).read_text()
     model = compile_mlir(text, ("--autodiff",))
     function = model.functions["train_gradients"]
-    generator = torch.Generator().manual_seed(5)
-    weights = {"fc1_weight": torch.randn(128, 64, generator=generator) * 0.1,
-               "fc1_bias": torch.randn(128, generator=generator) * 0.1,
-               "fc2_weight": torch.randn(10, 128, generator=generator) * 0.1,
-               "fc2_bias": torch.randn(10, generator=generator) * 0.1}
-    x = torch.rand(64, 64, generator=generator)
-    labels = torch.randint(0, 10, (64,), generator=generator,
-                           dtype=torch.int32)
-    values = dict(weights, arg0=x, arg1=labels)
+    values = example_inputs(name, function, torch.Generator().manual_seed(5))
     outputs = model.call("train_gradients",
                          [to_numpy(values[s.name]) for s in function.inputs])
-    leaves = {k: v.clone().requires_grad_() for k, v in weights.items()}
-    hidden = F.relu(F.linear(x, leaves["fc1_weight"], leaves["fc1_bias"]))
-    logits = F.linear(hidden, leaves["fc2_weight"], leaves["fc2_bias"])
-    loss = F.cross_entropy(logits, labels.long())
+    parameters = [spec.name for spec in function.inputs
+                  if not spec.name.startswith(("arg", "rng_state"))
+                  and "running" not in spec.name]
+    leaves = {k: values[k].clone().double().requires_grad_()
+              for k in parameters}
+    batch = dict(values, arg0=values["arg0"].double()
+                 if values["arg0"].is_floating_point() else values["arg0"])
+    loss = reference_loss(name, leaves, batch)
     loss.backward()
     np.testing.assert_allclose(outputs[0], loss.item(), rtol=1e-5, atol=1e-6)
-    names = ["fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"]
-    for name, gradient in zip(names, outputs[1:]):
-        np.testing.assert_allclose(gradient, leaves[name].grad.numpy(),
-                                   rtol=1e-5, atol=1e-6, err_msg=name)
+    gradients = dict(zip(parameters, outputs[1:]))
+    for parameter in parameters:
+        np.testing.assert_allclose(gradients[parameter],
+                                   leaves[parameter].grad.numpy(),
+                                   rtol=1e-5, atol=1e-6, err_msg=parameter)
+
+
+@pytest.mark.parametrize("stride, padding, bias", [(1, 1, False),
+                                                   (2, 0, True)])
+def test_conv2d_adjoint(stride, padding, bias):
+    x, w = [2, 3, 9, 11], [5, 3, 3, 3]
+    out = [2, 5, (9 + 2 * padding - 3) // stride + 1,
+           (11 + 2 * padding - 3) // stride + 1]
+    params = [("x", x), ("w", w)] + ([("b", [5])] if bias else [])
+    operands = "%x, %w" + (", %b" if bias else "")
+    types = ", ".join(tensor_type(s) for _, s in params)
+    check(params, "%%r = mixprec.conv2d %s {stride = array<i64: %d, %d>, "
+          "padding = array<i64: %d, %d>} : %s -> %s"
+          % (operands, stride, stride, padding, padding, types,
+             tensor_type(out)), out,
+          lambda x, w, b=None: F.conv2d(x, w, b, stride, padding))
+
+
+def test_embedding_adjoint():
+    # Repeated tokens: their rows' gradients add up.
+    tokens = torch.tensor([[1, 4, 1], [0, 4, 4]], dtype=torch.int32)
+    check([("table", [6, 5])], "%%r = mixprec.embedding %%table, %%tokens : "
+          "%s, tensor<2x3xi32>" % tensor_type([6, 5]), [2, 3, 5],
+          lambda table, t: F.embedding(t.long(), table),
+          extra=[("tokens", tokens)])
+
+
+@pytest.mark.parametrize("name", ["max_pool2d", "avg_pool2d"])
+def test_pool_adjoint(name):
+    shape, out = [2, 3, 9, 9], [2, 3, 4, 4]
+    fn = F.max_pool2d if name == "max_pool2d" else F.avg_pool2d
+    check([("x", shape)], "%%r = mixprec.%s %%x {kernel = array<i64: 3, 3>, "
+          "stride = array<i64: 2, 2>} : %s" % (name, tensor_type(shape)), out,
+          lambda x: fn(x, 3, 2))
+
+
+def test_batch_norm_adjoint():
+    shape = [6, 4, 5, 5]
+    stats = [("mean", torch.zeros(4)), ("var", torch.ones(4))]
+    check([("x", shape), ("g", [4]), ("b", [4])],
+          "%%r, %%rm, %%rv = mixprec.batch_norm %%x, %%mean, %%var scale %%g "
+          "bias %%b : %s, %s, %s, %s" % (tensor_type(shape), tensor_type([4]),
+                                        tensor_type([4]), tensor_type([4])),
+          shape,
+          lambda x, g, b, mean, var: F.batch_norm(
+              x, mean.clone().double(), var.clone().double(), g, b,
+              training=True),
+          extra=stats)

@@ -7,13 +7,11 @@ the weights are set by name, as a user of the ABI would.
 """
 import pathlib
 
-import numpy as np
 import pytest
 import torch
-import torch.nn.functional as F
 
 import mixprec
-from mixprec import philox
+import reference_models
 from harness import assert_close, to_numpy
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
@@ -59,9 +57,7 @@ def test_mlp_forward_matches_pytorch(models):
     x = torch.rand(64, 64)
     labels = torch.randint(0, 10, (64,), dtype=torch.int32)
     out = call(model, dict(w, arg0=x, arg1=labels))
-    hidden = F.relu(F.linear(x, w["fc1_weight"], w["fc1_bias"]))
-    logits = F.linear(hidden, w["fc2_weight"], w["fc2_bias"])
-    assert_close(out["result0"], F.cross_entropy(logits, labels.long()),
+    assert_close(out["result0"], reference_models.mlp_loss(w, x, labels),
                  "f32")
 
 
@@ -76,19 +72,8 @@ def test_cnn_forward_and_running_statistics_match_pytorch(models):
     out = call(model, dict(w, arg0=x, arg1=labels))
 
     running = {k: v.clone() for k, v in w.items() if "running" in k}
-
-    def block(h, conv, bn):
-        h = F.conv2d(h, w[conv + "_weight"], padding=1)
-        h = F.batch_norm(h, running[bn + "_running_mean"],
-                         running[bn + "_running_var"], w[bn + "_weight"],
-                         w[bn + "_bias"], training=True, momentum=0.1,
-                         eps=1e-5)
-        return F.max_pool2d(F.relu(h), 2, 2)
-
-    h = block(block(x, "conv1", "bn1"), "conv2", "bn2")
-    logits = F.linear(h.reshape(32, 64), w["fc_weight"], w["fc_bias"])
-    assert_close(out["result0"], F.cross_entropy(logits, labels.long()),
-                 "f32")
+    assert_close(out["result0"],
+                 reference_models.cnn_loss(w, x, labels, running), "f32")
     # The updated running statistics come back as outputs named after the
     # buffers.
     for name, value in running.items():
@@ -104,31 +89,5 @@ def test_transformer_forward_matches_pytorch(models):
     seed, offset = 1234, 5
     rng = torch.tensor([seed, offset], dtype=torch.int64)
     out = call(model, dict(w, arg0=tokens, arg1=labels, rng_state=rng))
-
-    def dropout(x, stream):
-        keep = philox.dropout_mask(tuple(x.shape), seed, offset, stream, 0.1)
-        scale = torch.tensor(1.0 / (1.0 - 0.1), dtype=torch.float32)
-        return x * torch.from_numpy(np.asarray(keep)).float() * scale
-
-    def layer_norm(x, name):
-        return F.layer_norm(x, (64,), w[name + "_weight"], w[name + "_bias"])
-
-    def heads(t):
-        return t.reshape(8, 16, 4, 16).transpose(1, 2)
-
-    x0 = w["tok_embedding"][tokens.long()] + w["pos_embedding"]
-    h1 = layer_norm(x0, "ln1")
-    q, k, v = (heads(F.linear(h1, w[n + "_weight"], w[n + "_bias"]))
-               for n in ("q", "k", "v"))
-    probs = torch.softmax(q @ k.transpose(-1, -2) * 0.25, dim=-1)
-    ctx = (dropout(probs, 0) @ v).transpose(1, 2).reshape(8, 16, 64)
-    attn = F.linear(ctx, w["attn_out_weight"], w["attn_out_bias"])
-    x1 = x0 + dropout(attn, 1)
-    h2 = layer_norm(x1, "ln2")
-    up = F.gelu(F.linear(h2, w["mlp_fc1_weight"], w["mlp_fc1_bias"]))
-    down = F.linear(up, w["mlp_fc2_weight"], w["mlp_fc2_bias"])
-    x2 = x1 + dropout(down, 2)
-    pooled = layer_norm(x2, "ln_f").mean(dim=1)
-    logits = F.linear(pooled, w["head_weight"], w["head_bias"])
-    assert_close(out["result0"], F.cross_entropy(logits, labels.long()),
-                 "f32")
+    assert_close(out["result0"], reference_models.transformer_loss(
+        w, tokens, labels, seed, offset), "f32")

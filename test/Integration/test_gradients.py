@@ -10,12 +10,26 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from harness import (TORCH_DTYPES, assert_close, module, op_function,
-                     precompile, random, run, tensor_type)
+from harness import (TOLERANCES, TORCH_DTYPES, assert_close, module,
+                     op_function, precompile, random, run, tensor_type)
 
 FLOAT_TYPES = ["f32", "f16", "bf16"]
 SHAPE = (37, 53)  # larger than a tile and not divisible by it
 NAN = float("nan")
+
+
+def assert_close_sum(actual, expected, dtype, magnitude, terms):
+    """assert_close for a result that is an f32 sum of `terms` products whose
+    absolute values sum to `magnitude`: it also allows the error bound of the
+    f32 sum, terms * 2^-24 * magnitude, which cancellation can reach."""
+    rtol, atol = TOLERANCES[dtype]
+    expected = expected.to(TORCH_DTYPES[dtype]).float()
+    allowed = (rtol * expected.abs() + atol
+               + terms * 2.0 ** -24 * magnitude.float())
+    error = (actual.float() - expected).abs()
+    assert (error <= allowed).all(), (
+        "max error %g over the allowed bound at %s"
+        % ((error - allowed).max(), (error - allowed).argmax()))
 
 
 def autograd(fn, inputs, grad):
@@ -245,7 +259,267 @@ def test_softmax_cross_entropy_grad(reduction, label_type, dtype):
     assert_close(dlogits, expected, dtype)
 
 
+# ---------------------------------------------------------------------------
+# embedding_grad
+# ---------------------------------------------------------------------------
+
+EMBEDDING_VOCAB = 11
+EMBEDDING_CASES = [(index_shape, index_type, dtype)
+                   for index_shape in [(37,), (3, 29)]
+                   for index_type in ("i32", "i64") for dtype in FLOAT_TYPES]
+EMBEDDING_DIM = 19
+
+
+def embedding_name(index_shape, index_type, dtype):
+    return "embedding_grad_r%d_%s_%s" % (len(index_shape), index_type, dtype)
+
+
+def embedding_module():
+    functions = []
+    for index_shape, index_type, dtype in EMBEDDING_CASES:
+        g = tensor_type(index_shape + (EMBEDDING_DIM,), dtype)
+        indices = tensor_type(index_shape, index_type)
+        functions.append(op_function(
+            embedding_name(index_shape, index_type, dtype), [g, indices],
+            [tensor_type((EMBEDDING_VOCAB, EMBEDDING_DIM), dtype)],
+            "mixprec.embedding_grad %%a0, %%a1 {num_embeddings = %d : i64} "
+            ": %s, %s" % (EMBEDDING_VOCAB, g, indices)))
+    return module(functions)
+
+
+EMBEDDING = embedding_module()
+
+
+@pytest.mark.parametrize(
+    "index_shape,index_type,dtype", EMBEDDING_CASES,
+    ids=["r%d-%s-%s" % (len(s), i, d) for s, i, d in EMBEDDING_CASES])
+def test_embedding_grad(index_shape, index_type, dtype):
+    generator = torch.Generator().manual_seed(16)
+    # Fewer rows than tokens: most rows sum several gradients; the last row
+    # is never used and stays zero.
+    indices = torch.randint(0, EMBEDDING_VOCAB - 1, index_shape,
+                            generator=generator)
+    g = random(index_shape + (EMBEDDING_DIM,), dtype, 17)
+    (dtable,) = run(EMBEDDING, embedding_name(index_shape, index_type, dtype),
+                    [g, indices.to(TORCH_DTYPES[index_type])])
+    table = torch.zeros(EMBEDDING_VOCAB, EMBEDDING_DIM)
+    (_, expected) = autograd(lambda i, t: F.embedding(i.long(), t),
+                             [indices.float(), table], g)
+    assert_close(dtable, expected, dtype)
+    assert (dtable[-1] == 0).all()
+
+
+# ---------------------------------------------------------------------------
+# conv2d_grad_input, conv2d_grad_weight
+# ---------------------------------------------------------------------------
+
+# (input shape, weight shape, stride, padding, dilation, groups)
+CONV_CASES = [
+    ((2, 3, 9, 11), (5, 3, 3, 3), (1, 1), (0, 0), (1, 1), 1),
+    ((2, 3, 9, 11), (5, 3, 3, 3), (2, 2), (1, 1), (1, 1), 1),
+    # Rows and columns the last window does not reach get no gradient.
+    ((2, 4, 10, 9), (6, 2, 3, 2), (2, 3), (1, 0), (1, 1), 2),
+    ((1, 4, 11, 12), (4, 1, 3, 3), (1, 2), (2, 1), (2, 1), 4),
+    # Padding larger than the dilated kernel reach.
+    ((1, 2, 5, 5), (3, 2, 1, 1), (2, 2), (1, 1), (1, 1), 1),
+]
+CONV_TESTS = [(case, dtype) for case in range(len(CONV_CASES))
+              for dtype in FLOAT_TYPES]
+
+
+def conv_name(op, case, dtype):
+    return "%s_%d_%s" % (op, case, dtype)
+
+
+def conv_attrs(case):
+    _, _, stride, padding, dilation, groups = CONV_CASES[case]
+    return ("stride = array<i64: %d, %d>, padding = array<i64: %d, %d>, "
+            "dilation = array<i64: %d, %d>, groups = %d : i64"
+            % (stride + padding + dilation + (groups,)))
+
+
+def conv_output_shape(case):
+    x, w, stride, padding, dilation, _ = CONV_CASES[case]
+    return (x[0], w[0]) + tuple(
+        (x[2 + i] + 2 * padding[i] - dilation[i] * (w[2 + i] - 1) - 1)
+        // stride[i] + 1 for i in range(2))
+
+
+def conv_module():
+    functions = []
+    for case, dtype in CONV_TESTS:
+        x, w = CONV_CASES[case][:2]
+        g = tensor_type(conv_output_shape(case), dtype)
+        xt, wt = tensor_type(x, dtype), tensor_type(w, dtype)
+        functions.append(op_function(
+            conv_name("conv2d_grad_input", case, dtype), [g, wt], [xt],
+            "mixprec.conv2d_grad_input %%a0, %%a1 {%s, input_shape = "
+            "array<i64: %s>} : %s, %s"
+            % (conv_attrs(case), ", ".join(map(str, x)), g, wt)))
+        functions.append(op_function(
+            conv_name("conv2d_grad_weight", case, dtype), [g, xt], [wt],
+            "mixprec.conv2d_grad_weight %%a0, %%a1 {%s, weight_shape = "
+            "array<i64: %s>} : %s, %s"
+            % (conv_attrs(case), ", ".join(map(str, w)), g, xt)))
+    return module(functions)
+
+
+CONV = conv_module()
+
+
+@pytest.mark.parametrize("case,dtype", CONV_TESTS,
+                         ids=["case%d-%s" % t for t in CONV_TESTS])
+def test_conv2d_grads(case, dtype):
+    xs, ws, stride, padding, dilation, groups = CONV_CASES[case]
+    x = random(xs, dtype, 18)
+    w = random(ws, dtype, 19)
+    g = random(conv_output_shape(case), dtype, 20)
+    (dx,) = run(CONV, conv_name("conv2d_grad_input", case, dtype), [g, w])
+    (dw,) = run(CONV, conv_name("conv2d_grad_weight", case, dtype), [g, x])
+    conv = lambda x, w: F.conv2d(x, w, stride=stride, padding=padding,
+                                 dilation=dilation, groups=groups)
+    expected = autograd(conv, [x, w], g)
+    # The sums of |terms|: an f32 sum of n terms is within n * 2^-24 of them.
+    magnitude = autograd(conv, [x.abs(), w.abs()], g.abs())
+    out = conv_output_shape(case)
+    terms = [ws[0] // groups * ws[2] * ws[3], out[0] * out[2] * out[3]]
+    assert_close_sum(dx, expected[0], dtype, magnitude[0], terms[0])
+    assert_close_sum(dw, expected[1], dtype, magnitude[1], terms[1])
+    # The helpers autograd calls agree.
+    torch.testing.assert_close(
+        torch.nn.grad.conv2d_input(xs, w.double(), g.double(), stride,
+                                   padding, dilation, groups), expected[0])
+
+
+# ---------------------------------------------------------------------------
+# max_pool2d_grad, avg_pool2d_grad
+# ---------------------------------------------------------------------------
+
+# (input shape, kernel, stride, padding)
+POOL_CASES = [
+    ((2, 3, 8, 8), (2, 2), (2, 2), (0, 0)),
+    # Overlapping windows; padding; rows the last window does not reach.
+    ((2, 3, 9, 10), (3, 3), (2, 2), (1, 1)),
+    ((1, 2, 7, 11), (3, 2), (1, 3), (1, 1)),
+]
+POOL_OPS = {"max_pool2d_grad": F.max_pool2d, "avg_pool2d_grad": F.avg_pool2d}
+POOL_TESTS = [(op, case, dtype) for op in sorted(POOL_OPS)
+              for case in range(len(POOL_CASES)) for dtype in FLOAT_TYPES]
+
+
+def pool_output_shape(case):
+    x, kernel, stride, padding = POOL_CASES[case]
+    return x[:2] + tuple((x[2 + i] + 2 * padding[i] - kernel[i])
+                         // stride[i] + 1 for i in range(2))
+
+
+def pool_name(op, case, dtype):
+    return "%s_%d_%s" % (op, case, dtype)
+
+
+def pool_module():
+    functions = []
+    for op, case, dtype in POOL_TESTS:
+        x, kernel, stride, padding = POOL_CASES[case]
+        g = tensor_type(pool_output_shape(case), dtype)
+        xt = tensor_type(x, dtype)
+        functions.append(op_function(
+            pool_name(op, case, dtype), [g, xt], [xt],
+            "mixprec.%s %%a0, %%a1 {kernel = array<i64: %d, %d>, stride = "
+            "array<i64: %d, %d>, padding = array<i64: %d, %d>} : %s, %s"
+            % ((op,) + kernel + stride + padding + (g, xt))))
+    return module(functions)
+
+
+POOL = pool_module()
+
+
+@pytest.mark.parametrize("op,case,dtype", POOL_TESTS,
+                         ids=["%s-case%d-%s" % t for t in POOL_TESTS])
+def test_pool2d_grad(op, case, dtype):
+    xs, kernel, stride, padding = POOL_CASES[case]
+    # Few distinct values, so windows hold ties: the first maximal element
+    # of the window takes the gradient. Negative values: padding must not
+    # win.
+    x = (torch.randint(-4, 2, xs, generator=torch.Generator().manual_seed(21))
+         .to(TORCH_DTYPES[dtype]))
+    g = random(pool_output_shape(case), dtype, 22)
+    (dx,) = run(POOL, pool_name(op, case, dtype), [g, x])
+    (expected,) = autograd(
+        lambda x: POOL_OPS[op](x, kernel, stride, padding), [x], g)
+    assert_close(dx, expected, dtype)
+
+
+def test_max_pool2d_grad_nan():
+    """A NaN is maximal, and the window's last NaN takes the gradient, as in
+    PyTorch's CPU kernel."""
+    case, dtype = 1, "f32"
+    xs, kernel, stride, padding = POOL_CASES[case]
+    x = random(xs, dtype, 23)
+    x[0, 0, 2, 2] = NAN
+    x[0, 0, 2, 3] = NAN
+    x[1, 2, 0, 0] = NAN
+    g = random(pool_output_shape(case), dtype, 24)
+    (dx,) = run(POOL, pool_name("max_pool2d_grad", case, dtype), [g, x])
+    leaf = x.clone().requires_grad_()
+    F.max_pool2d(leaf, kernel, stride, padding).backward(g)
+    torch.testing.assert_close(dx, leaf.grad, rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# batch_norm_grad
+# ---------------------------------------------------------------------------
+
+BATCH_NORM_CASES = [(shape, eps, dtype)
+                    for shape, eps in [((37, 13), 1e-5), ((3, 5, 7, 9), 1e-3)]
+                    for dtype in FLOAT_TYPES]
+
+
+def batch_norm_name(shape, dtype):
+    return "batch_norm_grad_r%d_%s" % (len(shape), dtype)
+
+
+def batch_norm_module():
+    functions = []
+    for shape, eps, dtype in BATCH_NORM_CASES:
+        t = tensor_type(shape, dtype)
+        p = tensor_type(shape[1:2], dtype)
+        functions.append(op_function(
+            batch_norm_name(shape, dtype), [t, t, p], [t, p, p],
+            "mixprec.batch_norm_grad %%a0, %%a1 scale %%a2 {eps = %e : f64} "
+            ": %s, %s" % (eps, t, p)))
+    return module(functions)
+
+
+BATCH_NORM = batch_norm_module()
+
+
+@pytest.mark.parametrize(
+    "shape,eps,dtype", BATCH_NORM_CASES,
+    ids=["r%d-%s" % (len(s), d) for s, _, d in BATCH_NORM_CASES])
+def test_batch_norm_grad(shape, eps, dtype):
+    channels = shape[1]
+    # Mean and spread differ per channel, so statistics mixed up between
+    # channels show.
+    per_channel = (1, channels) + (1,) * (len(shape) - 2)
+    x = (random(shape, "f32", 25) * (random(per_channel, "f32", 26).abs()
+                                     + 0.75)
+         + random(per_channel, "f32", 27)).to(TORCH_DTYPES[dtype])
+    scale = random((channels,), dtype, 28)
+    g = random(shape, dtype, 29)
+    dx, dscale, dbias = run(BATCH_NORM, batch_norm_name(shape, dtype),
+                            [g, x, scale])
+    bias = torch.zeros(channels)
+    expected = autograd(
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True,
+                                     eps=eps), [x, scale, bias], g)
+    assert_close(dx, expected[0], dtype)
+    assert_close(dscale, expected[1], dtype)
+    assert_close(dbias, expected[2], dtype)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _precompiled():
     """Compiles every module of this file concurrently before its tests."""
-    precompile([ACTIVATIONS, SOFTMAX, LAYER_NORM, CROSS_ENTROPY])
+    precompile([ACTIVATIONS, SOFTMAX, LAYER_NORM, CROSS_ENTROPY, EMBEDDING,
+                CONV, POOL, BATCH_NORM])

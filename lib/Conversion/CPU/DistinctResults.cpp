@@ -39,8 +39,8 @@ public:
           continue;
         Value init = tensor::EmptyOp::create(b, ret.getLoc(), type.getShape(),
                                              type.getElementType());
-        operand.set(linalg::CopyOp::create(b, ret.getLoc(), value, init)
-                        .getResult(0));
+        operand.set(
+            linalg::CopyOp::create(b, ret.getLoc(), value, init).getResult(0));
       }
     });
   }

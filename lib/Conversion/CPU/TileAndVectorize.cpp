@@ -104,8 +104,7 @@ bool computesContract(linalg::LinalgOp op) {
     return false;
   AffineMap outMap = op.getIndexingMapsArray().back();
   for (auto [dim, type] : llvm::enumerate(op.getIteratorTypesArray()))
-    if ((type == utils::IteratorType::parallel) !=
-        outMap.isFunctionOfDim(dim))
+    if ((type == utils::IteratorType::parallel) != outMap.isFunctionOfDim(dim))
       return false;
   return true;
 }
@@ -156,10 +155,9 @@ TilingPlan planTiling(linalg::LinalgOp op,
 
   // Loop order: batch, anything unclassified, m, n, then k innermost.
   llvm::SmallDenseSet<unsigned> classified;
-  for (ArrayRef<unsigned> group : {ArrayRef<unsigned>(dims.batch),
-                                   ArrayRef<unsigned>(dims.m),
-                                   ArrayRef<unsigned>(dims.n),
-                                   ArrayRef<unsigned>(dims.k)})
+  for (ArrayRef<unsigned> group :
+       {ArrayRef<unsigned>(dims.batch), ArrayRef<unsigned>(dims.m),
+        ArrayRef<unsigned>(dims.n), ArrayRef<unsigned>(dims.k)})
     classified.insert(group.begin(), group.end());
   plan.interchange.append(dims.batch.begin(), dims.batch.end());
   for (unsigned d = 0; d < numLoops; ++d)
@@ -417,8 +415,8 @@ struct TileAndVectorizePass
 
     scf::SCFTilingOptions options;
     options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-    options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(),
-                                                plan.tileSizes));
+    options.setTileSizes(
+        getAsIndexOpFoldResult(rewriter.getContext(), plan.tileSizes));
     options.setInterchange(plan.interchange);
     rewriter.setInsertionPoint(op);
     FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(

@@ -220,19 +220,7 @@ struct Conv2DLowering : public OpRewritePattern<Conv2DOp> {
     ArrayRef<int64_t> padding = op.getPadding();
 
     // Zero padding around H and W, in the input's type (0 is exact).
-    Value input = op.getInput();
-    if (llvm::any_of(padding, [](int64_t p) { return p != 0; })) {
-      SmallVector<int64_t> paddedShape(inputType.getShape());
-      paddedShape[2] += 2 * padding[0];
-      paddedShape[3] += 2 * padding[1];
-      SmallVector<OpFoldResult> low = {
-          rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
-          rewriter.getIndexAttr(padding[0]), rewriter.getIndexAttr(padding[1])};
-      Value zero =
-          floatConstant(rewriter, loc, inputType.getElementType(), 0.0);
-      input = tensor::PadOp::create(rewriter, loc, inputType.clone(paddedShape),
-                                    input, low, low, zero);
-    }
+    Value input = padSpatial(rewriter, loc, op.getInput(), padding, 0.0);
 
     Attribute strides = rewriter.getI64TensorAttr(op.getStride());
     Attribute dilations = rewriter.getI64TensorAttr(op.getDilation());

@@ -24,8 +24,7 @@ struct ElementwiseLowering : public OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     rewriter.replaceOp(
-        op, mapElements(rewriter, op.getLoc(), op.getType(),
-                        op->getOperands(),
+        op, mapElements(rewriter, op.getLoc(), op.getType(), op->getOperands(),
                         [&](OpBuilder &b, Location loc, ValueRange args) {
                           return compute(op, b, loc, args);
                         }));
@@ -90,8 +89,8 @@ Value ElementwiseLowering<SqrtOp>::compute(SqrtOp, OpBuilder &b, Location loc,
   return math::SqrtOp::create(b, loc, args[0]);
 }
 template <>
-Value ElementwiseLowering<RsqrtOp>::compute(RsqrtOp, OpBuilder &b,
-                                            Location loc, ValueRange args) {
+Value ElementwiseLowering<RsqrtOp>::compute(RsqrtOp, OpBuilder &b, Location loc,
+                                            ValueRange args) {
   // 1 / sqrt(x), as PyTorch computes it (libm has no rsqrtf).
   return arith::DivFOp::create(b, loc,
                                floatConstant(b, loc, b.getF32Type(), 1.0),
@@ -108,8 +107,8 @@ Value ElementwiseLowering<SigmoidOp>::compute(SigmoidOp, OpBuilder &b,
   // 1 / (1 + e^-x): e^-x overflows to +inf for very negative x, giving 0.
   Value one = floatConstant(b, loc, b.getF32Type(), 1.0);
   Value negated = arith::NegFOp::create(b, loc, args[0]);
-  Value denominator = arith::AddFOp::create(
-      b, loc, one, math::ExpOp::create(b, loc, negated));
+  Value denominator =
+      arith::AddFOp::create(b, loc, one, math::ExpOp::create(b, loc, negated));
   return arith::DivFOp::create(b, loc, one, denominator);
 }
 template <>
@@ -129,8 +128,8 @@ Value ElementwiseLowering<GeluOp>::compute(GeluOp op, OpBuilder &b,
   Value inner;
   if (op.getApproximate() == GeluApproximation::Tanh) {
     // tanh(sqrt(2 / pi) * (x + 0.044715 x^3))
-    Value cube = arith::MulFOp::create(
-        b, loc, x, arith::MulFOp::create(b, loc, x, x));
+    Value cube =
+        arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
     Value poly = arith::AddFOp::create(
         b, loc, x,
         arith::MulFOp::create(b, loc, floatConstant(b, loc, f32, 0.044715),
@@ -145,9 +144,8 @@ Value ElementwiseLowering<GeluOp>::compute(GeluOp op, OpBuilder &b,
         arith::MulFOp::create(b, loc, x,
                               floatConstant(b, loc, f32, M_SQRT1_2)));
   }
-  return arith::MulFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, half, x),
-      arith::AddFOp::create(b, loc, one, inner));
+  return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, half, x),
+                               arith::AddFOp::create(b, loc, one, inner));
 }
 
 struct CastLowering : public OpRewritePattern<CastOp> {

@@ -16,7 +16,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -321,12 +323,419 @@ struct SoftmaxCrossEntropyGradLowering
   }
 };
 
+/// embedding_grad: dtable[v, d] = sum over i... of
+/// (indices[i...] == v ? grad[i..., d] : 0), in f32, rounded once. The scatter
+/// is a reduction over the index positions for every row of the table, so
+/// it stays one linalg.generic with static maps (O(V * tokens * D) work). An
+/// index outside [0, V) matches no row and adds nothing.
+struct EmbeddingGradLowering : public OpRewritePattern<EmbeddingGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EmbeddingGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    RankedTensorType type = op.getType();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    // Iteration space (v, d, i...): the i dims are reduced.
+    int64_t rank = 2 + indexRank;
+    SmallVector<int64_t> reduced = dimRange(2, rank);
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t dim : reduced)
+      indexExprs.push_back(getAffineDimExpr(dim, context));
+    SmallVector<AffineExpr> gradExprs(indexExprs);
+    gradExprs.push_back(getAffineDimExpr(1, context));
+    AffineMap gradMap = AffineMap::get(rank, 0, gradExprs, context);
+    AffineMap indexMap = AffineMap::get(rank, 0, indexExprs, context);
+    Value sum = reduceInputs(
+        rewriter, loc, rank, reduced, {op.getGrad(), op.getIndices()},
+        {gradMap, indexMap},
+        filledTensor(rewriter, loc, type.clone(rewriter.getF32Type()), 0.0),
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          Value index =
+              arith::IndexCastOp::create(b, loc, b.getIndexType(), args[2]);
+          Value hit =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
+                                    linalg::IndexOp::create(b, loc, 0));
+          Value sum = addF(b, loc, args[0], args[1]);
+          return arith::SelectOp::create(b, loc, hit, sum, args[0]).getResult();
+        });
+    rewriter.replaceOp(
+        op, convertTensor(rewriter, loc, sum, type.getElementType()));
+    return success();
+  }
+};
+
+/// [A, B, ...] <-> [G, A / G, ...] on dim `dim` (0 or 1) of a rank-4 tensor.
+SmallVector<ReassociationIndices> groupReassociation(int64_t dim) {
+  if (dim == 0)
+    return {{0, 1}, {2}, {3}, {4}};
+  return {{0}, {1, 2}, {3}, {4}};
+}
+
+/// Dim `dim` of the rank-4 `value` split into [groups, size / groups].
+Value splitGroups(OpBuilder &b, Location loc, Value value, int64_t dim,
+                  int64_t groups) {
+  SmallVector<int64_t> shape(
+      cast<RankedTensorType>(value.getType()).getShape());
+  shape[dim] /= groups;
+  shape.insert(shape.begin() + dim, groups);
+  return tensor::ExpandShapeOp::create(
+      b, loc, cast<RankedTensorType>(value.getType()).clone(shape), value,
+      groupReassociation(dim));
+}
+
+/// Dims `dim` and `dim + 1` of the rank-5 `value` merged.
+Value mergeGroups(OpBuilder &b, Location loc, Value value, int64_t dim) {
+  SmallVector<int64_t> shape(
+      cast<RankedTensorType>(value.getType()).getShape());
+  shape[dim] *= shape[dim + 1];
+  shape.erase(shape.begin() + dim + 1);
+  return tensor::CollapseShapeOp::create(
+      b, loc, cast<RankedTensorType>(value.getType()).clone(shape), value,
+      groupReassociation(dim));
+}
+
+/// conv2d_grad_weight: with the input zero-padded, per group gr,
+///   dw[gr, o, c, kh, kw] = sum over n, oh, ow of
+///     grad[n, gr, o, oh, ow] * x[n, gr, c, oh * s + kh * d, ow * s + kw * d],
+/// one f32 reduction, rounded once.
+struct Conv2DGradWeightLowering : public OpRewritePattern<Conv2DGradWeightOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(Conv2DGradWeightOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    RankedTensorType type = op.getType();
+    RankedTensorType inputType = op.getInput().getType();
+    ArrayRef<int64_t> padding = op.getPadding(), stride = op.getStride(),
+                      dilation = op.getDilation();
+    int64_t groups = op.getGroups();
+    Value input = padSpatial(rewriter, loc, op.getInput(), padding, 0.0);
+    Value x = splitGroups(rewriter, loc, input, 1, groups);
+    Value g = splitGroups(rewriter, loc, op.getGrad(), 1, groups);
+    // Iteration space (gr, o, c, kh, kw, n, oh, ow).
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+    AffineMap gradMap =
+        AffineMap::get(8, 0, {d(5), d(0), d(1), d(6), d(7)}, context);
+    AffineMap inputMap =
+        AffineMap::get(8, 0,
+                       {d(5), d(0), d(2), d(6) * stride[0] + d(3) * dilation[0],
+                        d(7) * stride[1] + d(4) * dilation[1]},
+                       context);
+    ArrayRef<int64_t> w = type.getShape();
+    auto accType = RankedTensorType::get(
+        {groups, w[0] / groups, w[1], w[2], w[3]}, rewriter.getF32Type());
+    Value sum = reduceInputs(
+        rewriter, loc, 8, {5, 6, 7}, {g, x}, {gradMap, inputMap},
+        filledTensor(rewriter, loc, accType, 0.0),
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          return addF(b, loc, args[0], mulF(b, loc, args[1], args[2]));
+        });
+    Value result = convertTensor(rewriter, loc, sum, type.getElementType());
+    rewriter.replaceOp(op, mergeGroups(rewriter, loc, result, 0));
+    return success();
+  }
+};
+
+/// conv2d_grad_input: the transposed convolution. grad is spread into a zero
+/// tensor q with `stride - 1` zeros between its elements, at an offset that
+/// makes every index affine:
+///   q[n, o, j, i] = grad[n, o, oh, ow] where j = oh * s + d * (KH - 1) - p
+///   (elements of grad that reach only padding are left out), and then
+///   dx[n, gr, c, h, w] = sum over o, kh, kw of
+///     q[n, gr, o, h + d * (KH - 1 - kh), w + d * (KW - 1 - kw)]
+///       * weight[gr, o, c, kh, kw],
+/// one f32 reduction, rounded once.
+struct Conv2DGradInputLowering : public OpRewritePattern<Conv2DGradInputOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(Conv2DGradInputOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    RankedTensorType type = op.getType();
+    RankedTensorType gradType = op.getGrad().getType();
+    ArrayRef<int64_t> padding = op.getPadding(), stride = op.getStride(),
+                      dilation = op.getDilation();
+    ArrayRef<int64_t> x = type.getShape();
+    ArrayRef<int64_t> w = op.getWeight().getType().getShape();
+    ArrayRef<int64_t> gs = gradType.getShape();
+    int64_t groups = op.getGroups();
+
+    SmallVector<int64_t> qShape = {gs[0], gs[1], 0, 0};
+    SmallVector<int64_t> first(2), count(2), offset(2);
+    bool empty = false;
+    for (int i = 0; i < 2; ++i) {
+      qShape[2 + i] = x[2 + i] + dilation[i] * (w[2 + i] - 1);
+      int64_t shift = dilation[i] * (w[2 + i] - 1) - padding[i];
+      // The outputs oh with 0 <= oh * s + shift < qShape.
+      int64_t lo = shift >= 0 ? 0 : (-shift + stride[i] - 1) / stride[i];
+      int64_t last = qShape[2 + i] - 1 - shift;
+      int64_t hi = last < 0 ? 0 : std::min(gs[2 + i], last / stride[i] + 1);
+      first[i] = lo;
+      count[i] = hi - lo;
+      offset[i] = lo * stride[i] + shift;
+      empty |= count[i] <= 0;
+    }
+    Value q = filledTensor(rewriter, loc, gradType.clone(qShape), 0.0);
+    if (!empty && gs[0] > 0 && gs[1] > 0) {
+      auto index = [&](int64_t v) -> OpFoldResult {
+        return rewriter.getIndexAttr(v);
+      };
+      SmallVector<OpFoldResult> sizes = {index(gs[0]), index(gs[1]),
+                                         index(count[0]), index(count[1])};
+      Value rows = tensor::ExtractSliceOp::create(
+          rewriter, loc, op.getGrad(),
+          {index(0), index(0), index(first[0]), index(first[1])}, sizes,
+          {index(1), index(1), index(1), index(1)});
+      q = tensor::InsertSliceOp::create(
+          rewriter, loc, rows, q,
+          {index(0), index(0), index(offset[0]), index(offset[1])}, sizes,
+          {index(1), index(1), index(stride[0]), index(stride[1])});
+    }
+    Value q5 = splitGroups(rewriter, loc, q, 1, groups);
+    Value w5 = splitGroups(rewriter, loc, op.getWeight(), 0, groups);
+    // Iteration space (n, gr, c, h, w, o, kh, kw).
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+    AffineMap qMap = AffineMap::get(
+        8, 0,
+        {d(0), d(1), d(5), d(3) + dilation[0] * (w[2] - 1) - d(6) * dilation[0],
+         d(4) + dilation[1] * (w[3] - 1) - d(7) * dilation[1]},
+        context);
+    AffineMap weightMap =
+        AffineMap::get(8, 0, {d(1), d(5), d(2), d(6), d(7)}, context);
+    auto accType = RankedTensorType::get(
+        {x[0], groups, x[1] / groups, x[2], x[3]}, rewriter.getF32Type());
+    Value sum = reduceInputs(
+        rewriter, loc, 8, {5, 6, 7}, {q5, w5}, {qMap, weightMap},
+        filledTensor(rewriter, loc, accType, 0.0),
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          return addF(b, loc, args[0], mulF(b, loc, args[1], args[2]));
+        });
+    Value result = convertTensor(rewriter, loc, sum, type.getElementType());
+    rewriter.replaceOp(op, mergeGroups(rewriter, loc, result, 1));
+    return success();
+  }
+};
+
+/// Index arithmetic of the pooling gradients, in the body of a generic.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value constant(int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Value add(Value l, Value r) { return arith::AddIOp::create(b, loc, l, r); }
+  Value mul(Value l, int64_t r) {
+    return arith::MulIOp::create(b, loc, l, constant(r));
+  }
+  Value cmp(arith::CmpIPredicate predicate, Value l, Value r) {
+    return arith::CmpIOp::create(b, loc, predicate, l, r);
+  }
+  Value both(Value l, Value r) { return arith::AndIOp::create(b, loc, l, r); }
+  Value select(Value c, Value t, Value f) {
+    return arith::SelectOp::create(b, loc, c, t, f);
+  }
+  /// Whether 0 <= v < size.
+  Value inRange(Value v, int64_t size) {
+    return both(cmp(arith::CmpIPredicate::sge, v, constant(0)),
+                cmp(arith::CmpIPredicate::slt, v, constant(size)));
+  }
+};
+
+/// For input position `pos` and window offset `k` of a pooling with
+/// `stride`, `padding` and `outSize` windows: whether a window `o` has
+/// o * stride + k - padding == pos, and that o (0 where none).
+std::pair<Value, Value> windowAt(IndexMath &m, Value pos, int64_t k,
+                                 int64_t stride, int64_t padding,
+                                 int64_t outSize) {
+  Value start = m.add(pos, m.constant(padding - k));
+  Value index = arith::DivSIOp::create(m.b, m.loc, start, m.constant(stride));
+  Value exact =
+      m.cmp(arith::CmpIPredicate::eq,
+            arith::RemSIOp::create(m.b, m.loc, start, m.constant(stride)),
+            m.constant(0));
+  Value valid = m.both(
+      m.both(m.cmp(arith::CmpIPredicate::sge, start, m.constant(0)), exact),
+      m.cmp(arith::CmpIPredicate::slt, index, m.constant(outSize)));
+  return {valid, m.select(valid, index, m.constant(0))};
+}
+
+/// max_pool2d_grad: first the argmax of every window, as its row-major
+/// offset kh * KW + kw, by PyTorch's scan (the first valid element, then
+/// every element that is greater or NaN; padding is skipped); then every
+/// input element sums, in f32, the gradients of the windows whose argmax it
+/// is. Both generics unroll the window, so each reads through
+/// tensor.extract with in-range indices; the result is rounded once.
+///
+/// avg_pool2d_grad: every input element sums the gradients of the windows
+/// that hold it, in f32, and divides by KH * KW (count_include_pad).
+template <typename OpTy, bool IsMax>
+struct Pool2DGradLowering : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    RankedTensorType gradType = op.getGrad().getType();
+    ArrayRef<int64_t> kernel = op.getKernel(), stride = op.getStride(),
+                      padding = op.getPadding();
+    ArrayRef<int64_t> in = type.getShape(), out = gradType.getShape();
+    Value grad = op.getGrad(), input = op.getInput();
+
+    Value argmax;
+    if (IsMax) {
+      argmax = mapElements(
+          rewriter, loc, gradType.clone(rewriter.getI64Type()), {},
+          [&](OpBuilder &b, Location loc, ValueRange) {
+            IndexMath m{b, loc};
+            Value n = linalg::IndexOp::create(b, loc, 0);
+            Value c = linalg::IndexOp::create(b, loc, 1);
+            Value oh = linalg::IndexOp::create(b, loc, 2);
+            Value ow = linalg::IndexOp::create(b, loc, 3);
+            Value best = f32Constant(b, loc, -INFINITY);
+            Value bestK = arith::ConstantIntOp::create(b, loc, -1, 64);
+            for (int64_t kh = 0; kh < kernel[0]; ++kh) {
+              for (int64_t kw = 0; kw < kernel[1]; ++kw) {
+                Value h =
+                    m.add(m.mul(oh, stride[0]), m.constant(kh - padding[0]));
+                Value w =
+                    m.add(m.mul(ow, stride[1]), m.constant(kw - padding[1]));
+                Value valid = m.both(m.inRange(h, in[2]), m.inRange(w, in[3]));
+                Value zero = m.constant(0);
+                Value value =
+                    widen(b, loc,
+                          tensor::ExtractOp::create(
+                              b, loc, input,
+                              ValueRange{n, c, m.select(valid, h, zero),
+                                         m.select(valid, w, zero)}));
+                Value none = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::slt, bestK,
+                    arith::ConstantIntOp::create(b, loc, 0, 64));
+                Value greater = arith::CmpFOp::create(
+                    b, loc, arith::CmpFPredicate::OGT, value, best);
+                Value nan = arith::CmpFOp::create(
+                    b, loc, arith::CmpFPredicate::UNO, value, value);
+                Value take = m.both(
+                    valid,
+                    arith::OrIOp::create(
+                        b, loc, arith::OrIOp::create(b, loc, none, greater),
+                        nan));
+                best = m.select(take, value, best);
+                bestK = m.select(take,
+                                 arith::ConstantIntOp::create(
+                                     b, loc, kh * kernel[1] + kw, 64),
+                                 bestK);
+              }
+            }
+            return bestK;
+          });
+    }
+
+    double count = static_cast<double>(kernel[0] * kernel[1]);
+    Value result = mapElements(
+        rewriter, loc, type, {}, [&](OpBuilder &b, Location loc, ValueRange) {
+          IndexMath m{b, loc};
+          Value n = linalg::IndexOp::create(b, loc, 0);
+          Value c = linalg::IndexOp::create(b, loc, 1);
+          Value h = linalg::IndexOp::create(b, loc, 2);
+          Value w = linalg::IndexOp::create(b, loc, 3);
+          Value zero = f32Constant(b, loc, 0.0);
+          Value sum = zero;
+          for (int64_t kh = 0; kh < kernel[0]; ++kh) {
+            auto [validH, oh] =
+                windowAt(m, h, kh, stride[0], padding[0], out[2]);
+            for (int64_t kw = 0; kw < kernel[1]; ++kw) {
+              auto [validW, ow] =
+                  windowAt(m, w, kw, stride[1], padding[1], out[3]);
+              Value hit = m.both(validH, validW);
+              if (IsMax) {
+                Value k = tensor::ExtractOp::create(b, loc, argmax,
+                                                    ValueRange{n, c, oh, ow});
+                hit = m.both(hit, arith::CmpIOp::create(
+                                      b, loc, arith::CmpIPredicate::eq, k,
+                                      arith::ConstantIntOp::create(
+                                          b, loc, kh * kernel[1] + kw, 64)));
+              }
+              Value g = widen(b, loc,
+                              tensor::ExtractOp::create(
+                                  b, loc, grad, ValueRange{n, c, oh, ow}));
+              sum = addF(b, loc, sum, m.select(hit, g, zero));
+            }
+          }
+          if (!IsMax)
+            sum = divF(b, loc, sum, f32Constant(b, loc, count));
+          return sum;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// batch_norm_grad: PyTorch's native_batch_norm_backward in training mode,
+/// per channel over the dims N (and H, W), M elements per channel, with
+/// xhat = (x - mean) * rstd from the batch statistics recomputed in f32:
+///   dbias  = sum(g),  dscale = sum(g * xhat),
+///   dx     = scale * rstd * (g - dbias / M - xhat * dscale / M).
+struct BatchNormGradLowering : public OpRewritePattern<BatchNormGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    RankedTensorType type = op.getDx().getType();
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> reduced = {0};
+    if (rank == 4)
+      reduced.append({2, 3});
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
+    AffineMap channel = keptDimsMap(context, rank, reduced);
+    Value grad = op.getGrad(), input = op.getInput();
+
+    Moments moments = computeMoments(rewriter, loc, input, reduced,
+                                     op.getEps().convertToDouble());
+    RankedTensorType stats = statType(rewriter, type.getShape(), reduced);
+    Value sumG = reduceDims(rewriter, loc, grad, reduced, 0.0, sumCombine);
+    Value sumGXhat = reduceInputs(
+        rewriter, loc, rank, reduced,
+        {grad, input, moments.mean, moments.invStd},
+        {identity, identity, channel, channel},
+        filledTensor(rewriter, loc, stats, 0.0),
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          Value xhat = mulF(b, loc, subF(b, loc, args[2], args[3]), args[4]);
+          return addF(b, loc, args[0], mulF(b, loc, args[1], xhat));
+        });
+    double count = static_cast<double>(moments.count);
+    Value dx = mapElements(
+        rewriter, loc, type,
+        {grad, input, op.getScale(), moments.mean, moments.invStd, sumG,
+         sumGXhat},
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value n = f32Constant(b, loc, count);
+          Value xhat = mulF(b, loc, subF(b, loc, args[1], args[3]), args[4]);
+          Value centered = subF(b, loc, args[0], divF(b, loc, args[5], n));
+          Value projected = mulF(b, loc, xhat, divF(b, loc, args[6], n));
+          return mulF(b, loc, mulF(b, loc, args[2], args[4]),
+                      subF(b, loc, centered, projected));
+        },
+        {identity, identity, channel, channel, channel, channel, channel});
+    Type elementType = op.getScale().getType().getElementType();
+    rewriter.replaceOp(op,
+                       {dx, convertTensor(rewriter, loc, sumGXhat, elementType),
+                        convertTensor(rewriter, loc, sumG, elementType)});
+    return success();
+  }
+};
+
 } // namespace
 
 void mixprec::populateGradientLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReluGradLowering, GeluGradLowering,
-               SoftmaxGradLowering<SoftmaxGradOp, false>,
-               SoftmaxGradLowering<LogSoftmaxGradOp, true>,
-               LayerNormGradLowering, SoftmaxCrossEntropyGradLowering>(
-      patterns.getContext());
+  patterns
+      .add<ReluGradLowering, GeluGradLowering,
+           SoftmaxGradLowering<SoftmaxGradOp, false>,
+           SoftmaxGradLowering<LogSoftmaxGradOp, true>, LayerNormGradLowering,
+           SoftmaxCrossEntropyGradLowering, EmbeddingGradLowering,
+           Conv2DGradInputLowering, Conv2DGradWeightLowering,
+           Pool2DGradLowering<MaxPool2DGradOp, true>,
+           Pool2DGradLowering<AvgPool2DGradOp, false>, BatchNormGradLowering>(
+          patterns.getContext());
 }

@@ -46,10 +46,9 @@ Value convertScalar(OpBuilder &b, Location loc, Value scalar, Type type) {
   if (fromFloat)
     return arith::FPToSIOp::create(b, loc, type, scalar);
   if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
-    return from.isInteger(1) ? arith::ExtUIOp::create(b, loc, type, scalar)
-                                   .getResult()
-                             : arith::ExtSIOp::create(b, loc, type, scalar)
-                                   .getResult();
+    return from.isInteger(1)
+               ? arith::ExtUIOp::create(b, loc, type, scalar).getResult()
+               : arith::ExtSIOp::create(b, loc, type, scalar).getResult();
   return arith::TruncIOp::create(b, loc, type, scalar);
 }
 
@@ -80,7 +79,8 @@ Value mapElements(OpBuilder &b, Location loc, RankedTensorType resultType,
   int64_t rank = resultType.getRank();
   SmallVector<AffineMap> maps(inputMaps);
   if (maps.empty())
-    maps.assign(inputs.size(), AffineMap::getMultiDimIdentityMap(rank, context));
+    maps.assign(inputs.size(),
+                AffineMap::getMultiDimIdentityMap(rank, context));
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank, context));
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
@@ -134,20 +134,18 @@ Value reduceInputs(OpBuilder &b, Location loc, int64_t rank,
 }
 
 Value reduceDims(OpBuilder &b, Location loc, Value input,
-                 ArrayRef<int64_t> reducedDims, double init,
-                 ScalarFn combine) {
+                 ArrayRef<int64_t> reducedDims, double init, ScalarFn combine) {
   auto inputType = cast<RankedTensorType>(input.getType());
   int64_t rank = inputType.getRank();
   SmallVector<int64_t> keptShape;
   for (int64_t dim = 0; dim < rank; ++dim)
     if (!llvm::is_contained(reducedDims, dim))
       keptShape.push_back(inputType.getDimSize(dim));
-  auto accType = RankedTensorType::get(
-      keptShape, computeType(inputType.getElementType()));
-  return reduceInputs(
-      b, loc, rank, reducedDims, ValueRange{input},
-      {AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
-      filledTensor(b, loc, accType, init), combine);
+  auto accType =
+      RankedTensorType::get(keptShape, computeType(inputType.getElementType()));
+  return reduceInputs(b, loc, rank, reducedDims, ValueRange{input},
+                      {AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
+                      filledTensor(b, loc, accType, init), combine);
 }
 
 Value convertTensor(OpBuilder &b, Location loc, Value tensor,
@@ -166,9 +164,9 @@ Value convertTensor(OpBuilder &b, Location loc, Value tensor,
              b, loc, TypeRange{resultType}, ValueRange{tensor},
              ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
              [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-               linalg::YieldOp::create(nested, nestedLoc,
-                                       convertScalar(nested, nestedLoc,
-                                                     args[0], elementType));
+               linalg::YieldOp::create(
+                   nested, nestedLoc,
+                   convertScalar(nested, nestedLoc, args[0], elementType));
              })
       .getResult(0);
 }
@@ -232,6 +230,21 @@ Moments computeMoments(OpBuilder &b, Location loc, Value input,
                     return inverseStd(b, loc, variance, eps);
                   });
   return {mean, invStd, squaredDeviations, count};
+}
+
+Value padSpatial(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> padding, double value) {
+  if (llvm::all_of(padding, [](int64_t p) { return p == 0; }))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[2] += 2 * padding[0];
+  shape[3] += 2 * padding[1];
+  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                   b.getIndexAttr(padding[0]),
+                                   b.getIndexAttr(padding[1])};
+  Value pad = floatConstant(b, loc, type.getElementType(), value);
+  return tensor::PadOp::create(b, loc, type.clone(shape), input, low, low, pad);
 }
 
 } // namespace mixprec::lowering

@@ -29,6 +29,11 @@ mlir::Value widen(mlir::OpBuilder &b, mlir::Location loc, mlir::Value scalar);
 mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value scalar, mlir::Type type);
 
+/// `input` (NCHW) padded by `padding` on both sides of H and W with `value`.
+mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value input, llvm::ArrayRef<int64_t> padding,
+                       double value);
+
 /// A scalar float constant of `type`.
 mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Type type, double value);

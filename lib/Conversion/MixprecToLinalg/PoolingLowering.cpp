@@ -30,22 +30,6 @@ using namespace mixprec::lowering;
 
 namespace {
 
-/// `input` (NCHW) padded by `padding` on both sides of H and W with `value`.
-Value padSpatial(OpBuilder &b, Location loc, Value input,
-                 ArrayRef<int64_t> padding, double value) {
-  if (llvm::all_of(padding, [](int64_t p) { return p == 0; }))
-    return input;
-  auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> shape(type.getShape());
-  shape[2] += 2 * padding[0];
-  shape[3] += 2 * padding[1];
-  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                   b.getIndexAttr(padding[0]),
-                                   b.getIndexAttr(padding[1])};
-  Value pad = floatConstant(b, loc, type.getElementType(), value);
-  return tensor::PadOp::create(b, loc, type.clone(shape), input, low, low, pad);
-}
-
 /// The f32 window reduction of `op` with the linalg pooling op `PoolOpTy`,
 /// starting from `init`, over the input padded with `padValue`.
 template <typename PoolOpTy, typename OpTy>

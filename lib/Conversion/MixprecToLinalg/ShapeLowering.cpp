@@ -178,25 +178,24 @@ struct ConcatLowering : public OpRewritePattern<ConcatOp> {
           sliceSizes, sliceStrides);
       Value piece;
       if (inputType.getElementType() == elementType) {
-        piece = linalg::CopyOp::create(rewriter, loc, input, slice)
-                    .getResult(0);
+        piece =
+            linalg::CopyOp::create(rewriter, loc, input, slice).getResult(0);
       } else {
         SmallVector<AffineMap> maps(
             2, AffineMap::getMultiDimIdentityMap(rank, context));
-        piece = linalg::GenericOp::create(
-                    rewriter, loc, TypeRange{slice.getType()},
-                    ValueRange{input}, ValueRange{slice}, maps,
-                    parallelIterators(rank),
-                    [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
-                      linalg::YieldOp::create(
-                          b, nestedLoc,
-                          convertScalar(b, nestedLoc, args[0], elementType));
-                    })
-                    .getResult(0);
+        piece =
+            linalg::GenericOp::create(
+                rewriter, loc, TypeRange{slice.getType()}, ValueRange{input},
+                ValueRange{slice}, maps, parallelIterators(rank),
+                [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+                  linalg::YieldOp::create(
+                      b, nestedLoc,
+                      convertScalar(b, nestedLoc, args[0], elementType));
+                })
+                .getResult(0);
       }
-      result = tensor::InsertSliceOp::create(rewriter, loc, piece, result,
-                                             sliceOffsets, sliceSizes,
-                                             sliceStrides);
+      result = tensor::InsertSliceOp::create(
+          rewriter, loc, piece, result, sliceOffsets, sliceSizes, sliceStrides);
       offset += inputType.getDimSize(axis);
     }
     rewriter.replaceOp(op, result);
@@ -236,8 +235,8 @@ struct EmbeddingLowering : public OpRewritePattern<EmbeddingOp> {
         ValueRange{emptyTensor(rewriter, loc, type)}, maps,
         parallelIterators(rank),
         [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
-          Value row = arith::IndexCastOp::create(b, nestedLoc,
-                                                 b.getIndexType(), args[0]);
+          Value row = arith::IndexCastOp::create(b, nestedLoc, b.getIndexType(),
+                                                 args[0]);
           Value zero = arith::ConstantIndexOp::create(b, nestedLoc, 0);
           Value last = arith::ConstantIndexOp::create(b, nestedLoc, vocab - 1);
           row = arith::MaxSIOp::create(b, nestedLoc, row, zero);
@@ -276,9 +275,9 @@ constexpr uint32_t kPhiloxW0 = 0x9E3779B9u, kPhiloxW1 = 0xBB67AE85u;
 constexpr int kPhiloxRounds = 10;
 
 Value i32Constant(OpBuilder &b, Location loc, uint32_t value) {
-  return arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                      static_cast<int64_t>(
-                                          static_cast<int32_t>(value)));
+  return arith::ConstantIntOp::create(
+      b, loc, b.getI32Type(),
+      static_cast<int64_t>(static_cast<int32_t>(value)));
 }
 
 Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
@@ -289,8 +288,7 @@ Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
 std::pair<Value, Value> splitWords(OpBuilder &b, Location loc, Value word) {
   Type i32 = b.getI32Type();
   Value lo = arith::TruncIOp::create(b, loc, i32, word);
-  Value shifted =
-      arith::ShRUIOp::create(b, loc, word, i64Constant(b, loc, 32));
+  Value shifted = arith::ShRUIOp::create(b, loc, word, i64Constant(b, loc, 32));
   Value hi = arith::TruncIOp::create(b, loc, i32, shifted);
   return {lo, hi};
 }
@@ -385,25 +383,24 @@ struct DropoutLowering : public OpRewritePattern<DropoutOp> {
           for (int64_t dim = 0; dim < rank; ++dim) {
             Value index = arith::IndexCastOp::create(
                 b, nestedLoc, i64, linalg::IndexOp::create(b, nestedLoc, dim));
-            linear = !linear
-                         ? index
-                         : arith::AddIOp::create(
-                               b, nestedLoc,
-                               arith::MulIOp::create(
-                                   b, nestedLoc, linear,
-                                   i64Constant(b, nestedLoc, shape[dim])),
-                               index)
-                               .getResult();
+            linear = !linear ? index
+                             : arith::AddIOp::create(
+                                   b, nestedLoc,
+                                   arith::MulIOp::create(
+                                       b, nestedLoc, linear,
+                                       i64Constant(b, nestedLoc, shape[dim])),
+                                   index)
+                                   .getResult();
           }
           if (!linear)
             linear = i64Constant(b, nestedLoc, 0);
           auto [counter0, counter1] = splitWords(b, nestedLoc, linear);
-          Value r = philoxWord0(b, nestedLoc,
-                                {counter0, counter1, counter2, counter3},
-                                roundKeys);
-          Value keep = arith::CmpIOp::create(
-              b, nestedLoc, arith::CmpIPredicate::uge, r,
-              i32Constant(b, nestedLoc, keepFrom));
+          Value r =
+              philoxWord0(b, nestedLoc,
+                          {counter0, counter1, counter2, counter3}, roundKeys);
+          Value keep =
+              arith::CmpIOp::create(b, nestedLoc, arith::CmpIPredicate::uge, r,
+                                    i32Constant(b, nestedLoc, keepFrom));
           Value factor = arith::SelectOp::create(
               b, nestedLoc, keep, floatConstant(b, nestedLoc, f32, scale),
               zero);
@@ -417,7 +414,8 @@ struct DropoutLowering : public OpRewritePattern<DropoutOp> {
 } // namespace
 
 void mixprec::populateShapeLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<TransposeLowering, ReshapeLowering, BroadcastLowering,
-               SliceLowering, ConcatLowering, EmbeddingLowering,
-               DropoutLowering>(patterns.getContext());
+  patterns
+      .add<TransposeLowering, ReshapeLowering, BroadcastLowering, SliceLowering,
+           ConcatLowering, EmbeddingLowering, DropoutLowering>(
+          patterns.getContext());
 }

@@ -49,12 +49,10 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
 /// An elementwise computation over `shape` with several results: `body` gets
 /// the widened inputs and returns one compute-type (f32) value per result,
 /// each rounded once to its result's element type.
-SmallVector<Value>
-mapElementsMulti(OpBuilder &b, Location loc, TypeRange resultTypes,
-                 ValueRange inputs,
-                 llvm::function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                                       ValueRange)>
-                     body) {
+SmallVector<Value> mapElementsMulti(
+    OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body) {
   MLIRContext *context = b.getContext();
   int64_t rank = cast<RankedTensorType>(resultTypes.front()).getRank();
   SmallVector<AffineMap> maps(inputs.size() + resultTypes.size(),
@@ -73,9 +71,9 @@ mapElementsMulti(OpBuilder &b, Location loc, TypeRange resultTypes,
         SmallVector<Value> results = body(nested, nestedLoc, widened);
         SmallVector<Value> stored;
         for (auto [value, type] : llvm::zip_equal(results, resultTypes))
-          stored.push_back(convertScalar(
-              nested, nestedLoc, value,
-              cast<RankedTensorType>(type).getElementType()));
+          stored.push_back(
+              convertScalar(nested, nestedLoc, value,
+                            cast<RankedTensorType>(type).getElementType()));
         linalg::YieldOp::create(nested, nestedLoc, stored);
       });
   return SmallVector<Value>(generic.getResults());
@@ -130,8 +128,7 @@ struct LossScaleUpdateLowering : public OpRewritePattern<LossScaleUpdateOp> {
     Value counted = arith::AddIOp::create(b, loc, tracker, one);
     Value atInterval =
         interval > i32Max
-            ? arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0)
-                  .getResult()
+            ? arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0).getResult()
             : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, counted,
                                     i32Constant(b, loc, interval))
                   .getResult();
@@ -143,8 +140,7 @@ struct LossScaleUpdateLowering : public OpRewritePattern<LossScaleUpdateOp> {
         b, loc, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, loc, grown),
         f32Constant(b, loc, std::numeric_limits<double>::infinity()));
     Value capped = arith::MinimumFOp::create(
-        b, loc, grown,
-        f32Constant(b, loc, op.getMaxScale().convertToDouble()));
+        b, loc, grown, f32Constant(b, loc, op.getMaxScale().convertToDouble()));
     Value growScale =
         arith::SelectOp::create(b, loc, grownFinite, capped, scale);
     Value cleanScale =
@@ -202,9 +198,9 @@ struct SGDUpdateLowering : public OpRewritePattern<SGDUpdateOp> {
           if (weightDecay != 0.0)
             grad = arith::AddFOp::create(
                 b, nestedLoc, grad,
-                arith::MulFOp::create(
-                    b, nestedLoc, f32Constant(b, nestedLoc, weightDecay),
-                    param));
+                arith::MulFOp::create(b, nestedLoc,
+                                      f32Constant(b, nestedLoc, weightDecay),
+                                      param));
           Value step = grad;
           Value buffer;
           if (hasBuffer) {
@@ -218,13 +214,12 @@ struct SGDUpdateLowering : public OpRewritePattern<SGDUpdateOp> {
                 b, nestedLoc,
                 arith::MulFOp::create(b, nestedLoc, momentumValue, args[2]),
                 damped);
-            step = nesterov
-                       ? arith::AddFOp::create(
-                             b, nestedLoc, grad,
-                             arith::MulFOp::create(b, nestedLoc, momentumValue,
-                                                   buffer))
-                             .getResult()
-                       : buffer;
+            step = nesterov ? arith::AddFOp::create(
+                                  b, nestedLoc, grad,
+                                  arith::MulFOp::create(b, nestedLoc,
+                                                        momentumValue, buffer))
+                                  .getResult()
+                            : buffer;
           }
           Value newParam = arith::SubFOp::create(
               b, nestedLoc, param,
@@ -271,14 +266,15 @@ struct AdamUpdateLowering : public OpRewritePattern<AdamUpdateOp> {
                                          extractScalar(b, loc, op.getStep()));
     Value one64 = floatConstant(b, loc, f64, 1.0);
     auto biasCorrection = [&](double beta) -> Value {
-      Value power = math::PowFOp::create(
-          b, loc, floatConstant(b, loc, f64, beta), step);
+      Value power =
+          math::PowFOp::create(b, loc, floatConstant(b, loc, f64, beta), step);
       return arith::SubFOp::create(b, loc, one64, power);
     };
     Value negStepSize = arith::TruncFOp::create(
         b, loc, f32,
         arith::NegFOp::create(
-            b, loc, arith::DivFOp::create(b, loc, lr64, biasCorrection(beta1))));
+            b, loc,
+            arith::DivFOp::create(b, loc, lr64, biasCorrection(beta1))));
     Value bc2Sqrt = arith::TruncFOp::create(
         b, loc, f32, math::SqrtOp::create(b, loc, biasCorrection(beta2)));
     Value decayFactor;

@@ -215,3 +215,243 @@ func.func @layer_norm_grad_bf16(%g: tensor<2x4x8xbf16>, %x: tensor<2x4x8xbf16>, 
   %0:3 = mixprec.layer_norm_grad %g, %x scale %s {axis = 2 : i64} : tensor<2x4x8xbf16>, tensor<8xbf16>
   return %0#0, %0#1, %0#2 : tensor<2x4x8xbf16>, tensor<8xbf16>, tensor<8xbf16>
 }
+
+// -----
+
+// embedding_grad: for every table row v, an f32 reduction over the index
+// positions of the grad rows whose index is v; one rounding to bf16.
+
+// CHECK-DAG: #[[$EG:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+// CHECK-DAG: #[[$EI:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-DAG: #[[$ET:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// ROUND-LABEL: func.func @embedding_grad_bf16(
+// ROUND-COUNT-1: arith.truncf
+// ROUND-NOT: arith.truncf
+// CHECK-LABEL: func.func @embedding_grad_bf16(
+// CHECK-SAME: %[[G:[^:]+]]: tensor<2x3x4xbf16>, %[[I:[^:]+]]: tensor<2x3xi32>)
+// CHECK: %[[ZERO:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<5x4xf32>)
+// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$EG]], #[[$EI]], #[[$ET]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[G]], %[[I]] : tensor<2x3x4xbf16>, tensor<2x3xi32>) outs(%[[ZERO]] : tensor<5x4xf32>)
+// CHECK: ^bb0(%[[GI:.+]]: bf16, %[[II:.+]]: i32, %[[ACC:.+]]: f32):
+// CHECK: %[[GW:.+]] = arith.extf %[[GI]] : bf16 to f32
+// CHECK: %[[IDX:.+]] = arith.index_cast %[[II]] : i32 to index
+// CHECK: %[[ROW:.+]] = linalg.index 0 : index
+// CHECK: %[[HIT:.+]] = arith.cmpi eq, %[[IDX]], %[[ROW]] : index
+// CHECK: %[[ADD:.+]] = arith.addf %[[ACC]], %[[GW]] : f32
+// CHECK: %[[SEL:.+]] = arith.select %[[HIT]], %[[ADD]], %[[ACC]] : f32
+// CHECK: linalg.yield %[[SEL]] : f32
+// CHECK: %[[R:.+]] = linalg.generic {{.+}} ins(%[[SUM]] : tensor<5x4xf32>) outs(%{{.+}} : tensor<5x4xbf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+// CHECK: return %[[R]]
+func.func @embedding_grad_bf16(%g: tensor<2x3x4xbf16>, %i: tensor<2x3xi32>) -> tensor<5x4xbf16> {
+  %0 = mixprec.embedding_grad %g, %i {num_embeddings = 5 : i64} : tensor<2x3x4xbf16>, tensor<2x3xi32>
+  return %0 : tensor<5x4xbf16>
+}
+
+// -----
+
+// embedding_grad in f32: no conversion at all.
+
+// CHECK-LABEL: func.func @embedding_grad_f32(
+// CHECK-NOT: arith.extf
+// CHECK-NOT: arith.truncf
+// CHECK: arith.index_cast %{{.+}} : i64 to index
+// CHECK: return
+func.func @embedding_grad_f32(%g: tensor<7x4xf32>, %i: tensor<7xi64>) -> tensor<3x4xf32> {
+  %0 = mixprec.embedding_grad %g, %i {num_embeddings = 3 : i64} : tensor<7x4xf32>, tensor<7xi64>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// conv2d_grad_input (stride 2, padding 1, groups 2): grad is spread with
+// stride 2 into a zero [N, O, H + 2, W + 2] tensor at offset
+// d * (k - 1) - p = 1; then one f32 reduction over (o, kh, kw) per group
+// against the weight read in place, and one rounding to f16.
+
+// CHECK-DAG: #[[$Q:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 - d6 + 2, d4 - d7 + 2)>
+// CHECK-DAG: #[[$W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d5, d2, d6, d7)>
+// CHECK-DAG: #[[$DX:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// ROUND-LABEL: func.func @conv2d_grad_input_f16(
+// ROUND-COUNT-1: arith.truncf
+// ROUND-NOT: arith.truncf
+// CHECK-LABEL: func.func @conv2d_grad_input_f16(
+// CHECK-SAME: %[[G:[^:]+]]: tensor<2x4x4x3xf16>, %[[W:[^:]+]]: tensor<4x1x3x3xf16>)
+// CHECK: %[[ZERO:.+]] = linalg.fill ins(%{{.+}} : f16) outs(%{{.+}} : tensor<2x4x10x8xf16>)
+// CHECK: %[[ROWS:.+]] = tensor.extract_slice %[[G]][0, 0, 0, 0] [2, 4, 4, 3] [1, 1, 1, 1]
+// CHECK: %[[SPREAD:.+]] = tensor.insert_slice %[[ROWS]] into %[[ZERO]][0, 0, 1, 1] [2, 4, 4, 3] [1, 1, 2, 2] : tensor<2x4x4x3xf16> into tensor<2x4x10x8xf16>
+// CHECK: %[[Q5:.+]] = tensor.expand_shape %[[SPREAD]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 2, 2, 10, 8]
+// CHECK: %[[W5:.+]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1], [2], [3], [4]] output_shape [2, 2, 1, 3, 3]
+// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$Q]], #[[$W]], #[[$DX]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[Q5]], %[[W5]] : tensor<2x2x2x10x8xf16>, tensor<2x2x1x3x3xf16>) outs(%{{.+}} : tensor<2x2x1x8x6xf32>)
+// CHECK: ^bb0(%[[QI:.+]]: f16, %[[WI:.+]]: f16, %[[ACC:.+]]: f32):
+// CHECK: %[[QW:.+]] = arith.extf %[[QI]] : f16 to f32
+// CHECK: %[[WW:.+]] = arith.extf %[[WI]] : f16 to f32
+// CHECK: %[[P:.+]] = arith.mulf %[[QW]], %[[WW]] : f32
+// CHECK: %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK: linalg.yield %[[S]] : f32
+// CHECK: %[[R:.+]] = linalg.generic {{.+}} ins(%[[SUM]] : tensor<2x2x1x8x6xf32>) outs(%{{.+}} : tensor<2x2x1x8x6xf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to f16
+// CHECK: %[[DXR:.+]] = tensor.collapse_shape %[[R]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x2x1x8x6xf16> into tensor<2x2x8x6xf16>
+// CHECK: return %[[DXR]]
+func.func @conv2d_grad_input_f16(%g: tensor<2x4x4x3xf16>, %w: tensor<4x1x3x3xf16>) -> tensor<2x2x8x6xf16> {
+  %0 = mixprec.conv2d_grad_input %g, %w {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, groups = 2 : i64, input_shape = array<i64: 2, 2, 8, 6>} : tensor<2x4x4x3xf16>, tensor<4x1x3x3xf16>
+  return %0 : tensor<2x2x8x6xf16>
+}
+
+// -----
+
+// conv2d_grad_input: padding beyond the dilated kernel's reach (1x1 kernel,
+// padding 1): the first and last outputs reach only padding and are left out.
+
+// CHECK-LABEL: func.func @conv2d_grad_input_outer_padding(
+// CHECK-SAME: %[[G:[^:]+]]: tensor<1x1x4x4xf32>
+// CHECK-NOT: arith.truncf
+// CHECK: %[[ROWS:.+]] = tensor.extract_slice %[[G]][0, 0, 1, 1] [1, 1, 2, 2] [1, 1, 1, 1]
+// CHECK: tensor.insert_slice %[[ROWS]] into %{{.+}}[0, 0, 1, 1] [1, 1, 2, 2] [1, 1, 2, 2] : tensor<1x1x2x2xf32> into tensor<1x1x5x5xf32>
+// CHECK: return
+func.func @conv2d_grad_input_outer_padding(%g: tensor<1x1x4x4xf32>, %w: tensor<1x1x1x1xf32>) -> tensor<1x1x5x5xf32> {
+  %0 = mixprec.conv2d_grad_input %g, %w {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, input_shape = array<i64: 1, 1, 5, 5>} : tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>
+  return %0 : tensor<1x1x5x5xf32>
+}
+
+// -----
+
+// conv2d_grad_weight (stride 2, padding 1, groups 2): the input zero-padded,
+// one f32 reduction over (n, oh, ow) per group with the strided input map,
+// one rounding to bf16.
+
+// CHECK-DAG: #[[$GM:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d0, d1, d6, d7)>
+// CHECK-DAG: #[[$XM:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d0, d2, d6 * 2 + d3, d7 * 2 + d4)>
+// CHECK-DAG: #[[$DW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// ROUND-LABEL: func.func @conv2d_grad_weight_bf16(
+// ROUND-COUNT-1: arith.truncf
+// ROUND-NOT: arith.truncf
+// CHECK-LABEL: func.func @conv2d_grad_weight_bf16(
+// CHECK-SAME: %[[G:[^:]+]]: tensor<2x4x4x3xbf16>, %[[X:[^:]+]]: tensor<2x2x8x6xbf16>)
+// CHECK: %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: } : tensor<2x2x8x6xbf16> to tensor<2x2x10x8xbf16>
+// CHECK: %[[X5:.+]] = tensor.expand_shape %[[PAD]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 2, 1, 10, 8]
+// CHECK: %[[G5:.+]] = tensor.expand_shape %[[G]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 2, 2, 4, 3]
+// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$GM]], #[[$XM]], #[[$DW]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[G5]], %[[X5]] : tensor<2x2x2x4x3xbf16>, tensor<2x2x1x10x8xbf16>) outs(%{{.+}} : tensor<2x2x1x3x3xf32>)
+// CHECK: arith.extf %{{.+}} : bf16 to f32
+// CHECK: arith.extf %{{.+}} : bf16 to f32
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: %[[R:.+]] = linalg.generic {{.+}} ins(%[[SUM]] : tensor<2x2x1x3x3xf32>) outs(%{{.+}} : tensor<2x2x1x3x3xbf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+// CHECK: %[[DWR:.+]] = tensor.collapse_shape %[[R]] {{\[\[}}0, 1], [2], [3], [4]] : tensor<2x2x1x3x3xbf16> into tensor<4x1x3x3xbf16>
+// CHECK: return %[[DWR]]
+func.func @conv2d_grad_weight_bf16(%g: tensor<2x4x4x3xbf16>, %x: tensor<2x2x8x6xbf16>) -> tensor<4x1x3x3xbf16> {
+  %0 = mixprec.conv2d_grad_weight %g, %x {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, groups = 2 : i64, weight_shape = array<i64: 4, 1, 3, 3>} : tensor<2x4x4x3xbf16>, tensor<2x2x8x6xbf16>
+  return %0 : tensor<4x1x3x3xbf16>
+}
+
+// -----
+
+// max_pool2d_grad (2x1 kernel, stride 2): first the row-major argmax of every
+// window (PyTorch's scan: taken when none yet, greater, or NaN; padding and
+// out-of-range reads are masked), then for every input element the f32 sum
+// of the gradients of the windows whose argmax it is; one rounding to f16.
+
+// ROUND-LABEL: func.func @max_pool2d_grad_f16(
+// ROUND-COUNT-1: arith.truncf
+// ROUND-NOT: arith.truncf
+// CHECK-LABEL: func.func @max_pool2d_grad_f16(
+// CHECK-SAME: %[[G:[^:]+]]: tensor<1x2x2x2xf16>, %[[X:[^:]+]]: tensor<1x2x4x4xf16>)
+// CHECK: %[[ARG:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%{{.+}} : tensor<1x2x2x2xi64>)
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: arith.constant -1 : i64
+// CHECK: %[[X0:.+]] = tensor.extract %[[X]][%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : tensor<1x2x4x4xf16>
+// CHECK: %[[XW0:.+]] = arith.extf %[[X0]] : f16 to f32
+// CHECK: arith.cmpf ogt, %[[XW0]], %{{.+}} : f32
+// CHECK: arith.cmpf uno, %[[XW0]], %[[XW0]] : f32
+// CHECK: tensor.extract %[[X]]
+// CHECK: %[[K1:.+]] = arith.select %{{.+}}, %c1_i64, %{{.+}} : i64
+// CHECK-NEXT: linalg.yield %[[K1]] : i64
+// CHECK: %[[DX:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<1x2x4x4xf16>)
+// CHECK: arith.divsi
+// CHECK: arith.remsi
+// CHECK: %[[A0:.+]] = tensor.extract %[[ARG]][%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : tensor<1x2x2x2xi64>
+// CHECK: arith.cmpi eq, %[[A0]], %c0_i64 : i64
+// CHECK: %[[G0:.+]] = tensor.extract %[[G]][%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : tensor<1x2x2x2xf16>
+// CHECK: arith.extf %[[G0]] : f16 to f32
+// CHECK: %[[A1:.+]] = tensor.extract %[[ARG]]
+// CHECK: arith.cmpi eq, %[[A1]], %c1_i64 : i64
+// CHECK: %[[S:.+]] = arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT: %[[R:.+]] = arith.truncf %[[S]] : f32 to f16
+// CHECK-NEXT: linalg.yield %[[R]] : f16
+// CHECK: return %[[DX]]
+func.func @max_pool2d_grad_f16(%g: tensor<1x2x2x2xf16>, %x: tensor<1x2x4x4xf16>) -> tensor<1x2x4x4xf16> {
+  %0 = mixprec.max_pool2d_grad %g, %x {kernel = array<i64: 2, 1>, stride = array<i64: 2, 2>} : tensor<1x2x2x2xf16>, tensor<1x2x4x4xf16>
+  return %0 : tensor<1x2x4x4xf16>
+}
+
+// -----
+
+// avg_pool2d_grad (2x2 kernel, stride 1, padding 1): the f32 sum of the
+// gradients of the windows that hold each element, divided by 4 (padding
+// counts), one rounding to bf16. The input only gives the shape.
+
+// ROUND-LABEL: func.func @avg_pool2d_grad_bf16(
+// ROUND-COUNT-1: arith.truncf
+// ROUND-NOT: arith.truncf
+// CHECK-LABEL: func.func @avg_pool2d_grad_bf16(
+// CHECK-SAME: %[[G:[^:]+]]: tensor<1x1x4x4xbf16>, %[[X:[^:]+]]: tensor<1x1x3x3xbf16>)
+// CHECK-NOT: i64
+// CHECK: %[[DX:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<1x1x3x3xbf16>)
+// CHECK-COUNT-4: tensor.extract %[[G]]
+// CHECK-NOT: tensor.extract
+// CHECK: %[[FOUR:.+]] = arith.constant 4.000000e+00 : f32
+// CHECK-NEXT: %[[AVG:.+]] = arith.divf %{{.+}}, %[[FOUR]] : f32
+// CHECK-NEXT: %[[R:.+]] = arith.truncf %[[AVG]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[R]] : bf16
+// CHECK: return %[[DX]]
+func.func @avg_pool2d_grad_bf16(%g: tensor<1x1x4x4xbf16>, %x: tensor<1x1x3x3xbf16>) -> tensor<1x1x3x3xbf16> {
+  %0 = mixprec.avg_pool2d_grad %g, %x {kernel = array<i64: 2, 2>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>} : tensor<1x1x4x4xbf16>, tensor<1x1x3x3xbf16>
+  return %0 : tensor<1x1x3x3xbf16>
+}
+
+// -----
+
+// batch_norm_grad ([N, C, H, W], f16): the per-channel mean and 1/std of the
+// input in f32 (reductions over N, H and W), the f32 sums of g and g * xhat,
+// then dx elementwise; dx, dscale and dbias are each rounded once.
+
+// CHECK-DAG: #[[$ID4:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$CH:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// ROUND-LABEL: func.func @batch_norm_grad_f16(
+// ROUND-COUNT-3: arith.truncf
+// ROUND-NOT: arith.truncf
+// CHECK-LABEL: func.func @batch_norm_grad_f16(
+// CHECK-SAME: %[[G:[^:]+]]: tensor<4x3x2x2xf16>, %[[X:[^:]+]]: tensor<4x3x2x2xf16>, %[[S:[^:]+]]: tensor<3xf16>)
+// CHECK: %[[XSUM:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]] : tensor<4x3x2x2xf16>) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} ins(%[[XSUM]] : tensor<3xf32>)
+// CHECK: arith.constant 1.600000e+01 : f32
+// CHECK: %[[SQ:.+]] = linalg.generic {{.+}} ins(%[[X]], %[[MEAN]] : tensor<4x3x2x2xf16>, tensor<3xf32>) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<3xf32>)
+// CHECK: math.sqrt
+// CHECK: %[[SUMG:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[G]] : tensor<4x3x2x2xf16>) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: %[[SUMGX:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$ID4]], #[[$CH]], #[[$CH]], #[[$CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[G]], %[[X]], %[[MEAN]], %[[RSTD]] : tensor<4x3x2x2xf16>, tensor<4x3x2x2xf16>, tensor<3xf32>, tensor<3xf32>) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: %[[DX:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$ID4]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[G]], %[[X]], %[[S]], %[[MEAN]], %[[RSTD]], %[[SUMG]], %[[SUMGX]] : {{.+}}) outs(%{{.+}} : tensor<4x3x2x2xf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to f16
+// CHECK: %[[DS:.+]] = linalg.generic {{.+}} ins(%[[SUMGX]] : tensor<3xf32>) outs(%{{.+}} : tensor<3xf16>)
+// CHECK: %[[DB:.+]] = linalg.generic {{.+}} ins(%[[SUMG]] : tensor<3xf32>) outs(%{{.+}} : tensor<3xf16>)
+// CHECK: return %[[DX]], %[[DS]], %[[DB]]
+func.func @batch_norm_grad_f16(%g: tensor<4x3x2x2xf16>, %x: tensor<4x3x2x2xf16>, %s: tensor<3xf16>) -> (tensor<4x3x2x2xf16>, tensor<3xf16>, tensor<3xf16>) {
+  %dx, %ds, %db = mixprec.batch_norm_grad %g, %x scale %s : tensor<4x3x2x2xf16>, tensor<3xf16>
+  return %dx, %ds, %db : tensor<4x3x2x2xf16>, tensor<3xf16>, tensor<3xf16>
+}
+
+// -----
+
+// batch_norm_grad ([N, C], f32): reductions over N only; no conversion.
+
+// CHECK-LABEL: func.func @batch_norm_grad_2d(
+// CHECK-NOT: arith.extf
+// CHECK-NOT: arith.truncf
+// CHECK: iterator_types = ["reduction", "parallel"]
+// CHECK: arith.constant 1.000000e-03 : f32
+// CHECK: return
+func.func @batch_norm_grad_2d(%g: tensor<8x5xf32>, %x: tensor<8x5xf32>, %s: tensor<5xf32>) -> (tensor<8x5xf32>, tensor<5xf32>, tensor<5xf32>) {
+  %dx, %ds, %db = mixprec.batch_norm_grad %g, %x scale %s {eps = 1.0e-3 : f64} : tensor<8x5xf32>, tensor<5xf32>
+  return %dx, %ds, %db : tensor<8x5xf32>, tensor<5xf32>, tensor<5xf32>
+}

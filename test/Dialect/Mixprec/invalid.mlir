@@ -2073,3 +2073,300 @@ func.func @f(%g: tensor<f32>, %logits: tensor<4x10xf32>, %labels: tensor<4xf32>)
   %0 = mixprec.softmax_cross_entropy_grad %g, %logits, %labels : tensor<4x10xf32>, tensor<4xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Backward ops: embedding_grad, conv2d_grad_input, conv2d_grad_weight,
+// max_pool2d_grad, avg_pool2d_grad, batch_norm_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @f(%g: tensor<8x15x64xf32>, %i: tensor<8x16xi32>) {
+  // expected-error @+1 {{grad must be indices.shape + [dim] ([8, 16] + [dim]), got [8, 15, 64]}}
+  %0 = mixprec.embedding_grad %g, %i {num_embeddings = 10 : i64} : tensor<8x15x64xf32>, tensor<8x16xi32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<8x16xf32>, %i: tensor<8x16xi32>) {
+  // expected-error @+1 {{grad must be indices.shape + [dim] ([8, 16] + [dim]), got [8, 16]}}
+  %0 = mixprec.embedding_grad %g, %i {num_embeddings = 10 : i64} : tensor<8x16xf32>, tensor<8x16xi32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<8x4xf32>, %i: tensor<8xi32>) {
+  // expected-error @+1 {{num_embeddings must be >= 1, got 0}}
+  %0 = mixprec.embedding_grad %g, %i {num_embeddings = 0 : i64} : tensor<8x4xf32>, tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<8x4xf32>, %i: tensor<8xi32>) {
+  // expected-error @+1 {{'mixprec.embedding_grad' op requires attribute 'num_embeddings'}}
+  %0 = mixprec.embedding_grad %g, %i : tensor<8x4xf32>, tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<8x4xf32>, %i: tensor<8xf32>) {
+  // expected-error @+1 {{'mixprec.embedding_grad' op operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<8xf32>'}}
+  %0 = mixprec.embedding_grad %g, %i {num_embeddings = 3 : i64} : tensor<8x4xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<8x4xf32>, %i: tensor<8xi32>) {
+  // expected-error @+2 {{'mixprec.embedding_grad' op inferred type(s) 'tensor<3x4xf32>' are incompatible with return type(s) of operation 'tensor<3x4xf16>'}}
+  // expected-error @+1 {{'mixprec.embedding_grad' op failed to infer returned types}}
+  %0 = "mixprec.embedding_grad"(%g, %i) {num_embeddings = 3 : i64} : (tensor<8x4xf32>, tensor<8xi32>) -> tensor<3x4xf16>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<8x5x4xf32>, %i: tensor<8x16xi32>) {
+  // expected-error @+2 {{grad must be indices.shape + [dim] ([8, 16] + [dim]), got [8, 5, 4]}}
+  // expected-error @+1 {{'mixprec.embedding_grad' op failed to infer returned types}}
+  %0 = "mixprec.embedding_grad"(%g, %i) {num_embeddings = 3 : i64} : (tensor<8x5x4xf32>, tensor<8x16xi32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf16>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_input' op operands must share one element type, got 'f16' and 'f32'}}
+  %0 = mixprec.conv2d_grad_input %g, %w {input_shape = array<i64: 2, 3, 8, 8>} : tensor<2x4x6x6xf16>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{input_shape must be 4 sizes >= 0, got [2, 3, 8]}}
+  %0 = mixprec.conv2d_grad_input %g, %w {input_shape = array<i64: 2, 3, 8>} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_input' op requires attribute 'input_shape'}}
+  %0 = mixprec.conv2d_grad_input %g, %w : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_input' op grad must be the conv2d result shape [2, 4, 3, 3], got [2, 4, 6, 6]}}
+  %0 = mixprec.conv2d_grad_input %g, %w {stride = array<i64: 2, 2>, input_shape = array<i64: 2, 3, 8, 8>} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_input' op weight dim 1 must be input channels / groups (2), got 3}}
+  %0 = mixprec.conv2d_grad_input %g, %w {input_shape = array<i64: 2, 2, 8, 8>} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %w: tensor<4x1x3x3xf32>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_input' op groups (3) must be >= 1 and divide the input channels (3) and the output channels (4)}}
+  %0 = mixprec.conv2d_grad_input %g, %w {groups = 3 : i64, input_shape = array<i64: 2, 3, 8, 8>} : tensor<2x4x6x6xf32>, tensor<4x1x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_input' op stride and dilation must be >= 1}}
+  %0 = mixprec.conv2d_grad_input %g, %w {stride = array<i64: 0, 1>, input_shape = array<i64: 2, 3, 8, 8>} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_input' op stride, padding and dilation need 2 values each}}
+  %0 = mixprec.conv2d_grad_input %g, %w {padding = array<i64: 1>, input_shape = array<i64: 2, 3, 8, 8>} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_input' op padding must be >= 0, got [-1, 0]}}
+  %0 = mixprec.conv2d_grad_input %g, %w {padding = array<i64: -1, 0>, input_shape = array<i64: 2, 3, 8, 8>} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x9x3xf32>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_input' op the kernel does not fit spatial dim 0 of the padded input}}
+  %0 = mixprec.conv2d_grad_input %g, %w {input_shape = array<i64: 2, 3, 8, 8>} : tensor<2x4x6x6xf32>, tensor<4x3x9x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_weight' op kernel dims must be >= 1, got [0, 3]}}
+  %0 = mixprec.conv2d_grad_weight %g, %x {weight_shape = array<i64: 4, 3, 0, 3>} : tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{weight_shape must be 4 sizes >= 0, got [4, -3, 3, 3]}}
+  %0 = mixprec.conv2d_grad_weight %g, %x {weight_shape = array<i64: 4, -3, 3, 3>} : tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xbf16>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_weight' op operands must share one element type, got 'f32' and 'bf16'}}
+  %0 = mixprec.conv2d_grad_weight %g, %x {weight_shape = array<i64: 4, 3, 3, 3>} : tensor<2x4x6x6xf32>, tensor<2x3x8x8xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8xf32>) {
+  // expected-error @+1 {{'mixprec.conv2d_grad_weight' op grad, input (NCHW) and weight (OIHW) must be rank 4}}
+  %0 = mixprec.conv2d_grad_weight %g, %x {weight_shape = array<i64: 4, 3, 3, 3>} : tensor<2x4x6x6xf32>, tensor<2x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xf32>) {
+  // expected-error @+2 {{'mixprec.conv2d_grad_weight' op inferred type(s) 'tensor<4x3x3x3xf32>' are incompatible with return type(s) of operation 'tensor<4x3x3x3xf16>'}}
+  // expected-error @+1 {{'mixprec.conv2d_grad_weight' op failed to infer returned types}}
+  %0 = "mixprec.conv2d_grad_weight"(%g, %x) {weight_shape = array<i64: 4, 3, 3, 3>} : (tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf16>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) {
+  // The verifier runs before the generic form's type inference.
+  // expected-error @+1 {{'mixprec.conv2d_grad_input' op grad, input (NCHW) and weight (OIHW) must be rank 4}}
+  %0 = "mixprec.conv2d_grad_input"(%g, %w) {input_shape = array<i64>} : (tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32>) -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x3x4x4xf32>, %x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'mixprec.max_pool2d_grad' op grad must be the pooling result type 'tensor<2x3x7x7xf32>', got 'tensor<2x3x4x4xf32>'}}
+  %0 = mixprec.max_pool2d_grad %g, %x {kernel = array<i64: 2, 2>, stride = array<i64: 1, 1>} : tensor<2x3x4x4xf32>, tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x3x4x4xf16>, %x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'mixprec.avg_pool2d_grad' op failed to verify that all of {grad, input} have same element type}}
+  %0 = mixprec.avg_pool2d_grad %g, %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<2x3x4x4xf16>, tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x3x4x4xf32>, %x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'mixprec.avg_pool2d_grad' op failed to verify that all of {input, result} have same type}}
+  %0 = "mixprec.avg_pool2d_grad"(%g, %x) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : (tensor<2x3x4x4xf32>, tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf16>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x3x4x4xf32>, %x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{padding must be in [0, kernel / 2], got 2 for kernel 2}}
+  %0 = mixprec.max_pool2d_grad %g, %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 2, 0>} : tensor<2x3x4x4xf32>, tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x3x4x4xf32>, %x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{kernel, stride and padding need 2 values each}}
+  %0 = mixprec.avg_pool2d_grad %g, %x {kernel = array<i64: 2>, stride = array<i64: 2, 2>} : tensor<2x3x4x4xf32>, tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x3x4xf32>, %x: tensor<2x3x8xf32>) {
+  // expected-error @+1 {{input must be NCHW (rank 4), got rank 3}}
+  %0 = mixprec.max_pool2d_grad %g, %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<2x3x4xf32>, tensor<2x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<2x3x4x4xf32>, %x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'mixprec.max_pool2d_grad' op requires attribute 'stride'}}
+  %0 = mixprec.max_pool2d_grad %g, %x {kernel = array<i64: 2, 2>} : tensor<2x3x4x4xf32>, tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x3x4xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'mixprec.batch_norm_grad' op input must be [N, C] or [N, C, H, W], got rank 3}}
+  %0:3 = mixprec.batch_norm_grad %x, %x scale %s : tensor<8x3x4xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x3xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'mixprec.batch_norm_grad' op scale must be [3] (the channels), got [4]}}
+  %0:3 = mixprec.batch_norm_grad %x, %x scale %s : tensor<8x3xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x3xf32>, %s: tensor<3xbf16>) {
+  // expected-error @+1 {{'mixprec.batch_norm_grad' op scale element type must be the input's ('f32'), got 'bf16'}}
+  %0:3 = mixprec.batch_norm_grad %x, %x scale %s : tensor<8x3xf32>, tensor<3xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'mixprec.batch_norm_grad' op eps must be finite and > 0, got -1}}
+  %0:3 = mixprec.batch_norm_grad %x, %x scale %s {eps = -1.0 : f64} : tensor<8x3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<8x3xf16>, %x: tensor<8x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'mixprec.batch_norm_grad' op failed to verify that all of {grad, input, dx} have same type}}
+  %0:3 = "mixprec.batch_norm_grad"(%g, %x, %s) : (tensor<8x3xf16>, tensor<8x3xf32>, tensor<3xf32>) -> (tensor<8x3xf32>, tensor<3xf32>, tensor<3xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'mixprec.batch_norm_grad' op failed to verify that all of {scale, dscale, dbias} have same type}}
+  %0:3 = "mixprec.batch_norm_grad"(%x, %x, %s) : (tensor<8x3xf32>, tensor<8x3xf32>, tensor<3xf32>) -> (tensor<8x3xf32>, tensor<3xf32>, tensor<8x3xf32>)
+  return
+}

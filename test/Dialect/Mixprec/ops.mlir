@@ -926,3 +926,78 @@ func.func @softmax_cross_entropy_grad(%g: tensor<f32>, %logits: tensor<64x10xf32
   %2 = mixprec.softmax_cross_entropy_grad %gh, %lh, %lab64 {reduction = #mixprec<reduction sum>} : tensor<4x3xf16>, tensor<4xi64>
   return %0, %1, %2 : tensor<64x10xf32>, tensor<64x10xf32>, tensor<4x3xf16>
 }
+
+// CHECK-LABEL: func.func @embedding_grad(
+// CHECK-SAME:    [[G:%[^:]+]]: tensor<8x16x64xf16>, [[I:%[^:]+]]: tensor<8x16xi32>, [[GF:%[^:]+]]: tensor<5x4xf32>, [[IF:%[^:]+]]: tensor<5xi64>)
+// CHECK-NEXT:    [[D:%.+]] = mixprec.embedding_grad [[G]], [[I]] {num_embeddings = 100 : i64} : tensor<8x16x64xf16>, tensor<8x16xi32>
+// CHECK-NEXT:    [[DF:%.+]] = mixprec.embedding_grad [[GF]], [[IF]] {num_embeddings = 1 : i64} : tensor<5x4xf32>, tensor<5xi64>
+// CHECK-NEXT:    return [[D]], [[DF]] : tensor<100x64xf16>, tensor<1x4xf32>
+
+// GENERIC-LABEL: sym_name = "embedding_grad"
+// GENERIC: "mixprec.embedding_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}) <{num_embeddings = 100 : i64}> : (tensor<8x16x64xf16>, tensor<8x16xi32>) -> tensor<100x64xf16>
+func.func @embedding_grad(%g: tensor<8x16x64xf16>, %i: tensor<8x16xi32>, %gf: tensor<5x4xf32>, %if: tensor<5xi64>)
+    -> (tensor<100x64xf16>, tensor<1x4xf32>) {
+  %d = mixprec.embedding_grad %g, %i {num_embeddings = 100 : i64} : tensor<8x16x64xf16>, tensor<8x16xi32>
+  %df = mixprec.embedding_grad %gf, %if {num_embeddings = 1 : i64} : tensor<5x4xf32>, tensor<5xi64>
+  return %d, %df : tensor<100x64xf16>, tensor<1x4xf32>
+}
+
+// CHECK-LABEL: func.func @conv2d_grads(
+// CHECK-SAME:    [[G:%[^:]+]]: tensor<32x8x8x8xf16>, [[W:%[^:]+]]: tensor<8x1x3x3xf16>, [[X:%[^:]+]]: tensor<32x1x8x8xf16>, [[GG:%[^:]+]]: tensor<2x4x4x3xbf16>, [[WG:%[^:]+]]: tensor<4x1x3x3xbf16>, [[XG:%[^:]+]]: tensor<2x2x8x6xbf16>)
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.conv2d_grad_input [[G]], [[W]] {input_shape = array<i64: 32, 1, 8, 8>, padding = array<i64: 1, 1>} : tensor<32x8x8x8xf16>, tensor<8x1x3x3xf16>
+// CHECK-NEXT:    [[DW:%.+]] = mixprec.conv2d_grad_weight [[G]], [[X]] {padding = array<i64: 1, 1>, weight_shape = array<i64: 8, 1, 3, 3>} : tensor<32x8x8x8xf16>, tensor<32x1x8x8xf16>
+// CHECK-NEXT:    [[DXG:%.+]] = mixprec.conv2d_grad_input [[GG]], [[WG]] {dilation = array<i64: 1, 2>, groups = 2 : i64, input_shape = array<i64: 2, 2, 8, 6>, padding = array<i64: 1, 2>, stride = array<i64: 2, 2>} : tensor<2x4x4x3xbf16>, tensor<4x1x3x3xbf16>
+// CHECK-NEXT:    [[DWG:%.+]] = mixprec.conv2d_grad_weight [[GG]], [[XG]] {dilation = array<i64: 1, 2>, groups = 2 : i64, padding = array<i64: 1, 2>, stride = array<i64: 2, 2>, weight_shape = array<i64: 4, 1, 3, 3>} : tensor<2x4x4x3xbf16>, tensor<2x2x8x6xbf16>
+// CHECK-NEXT:    return [[DX]], [[DW]], [[DXG]], [[DWG]] : tensor<32x1x8x8xf16>, tensor<8x1x3x3xf16>, tensor<2x2x8x6xbf16>, tensor<4x1x3x3xbf16>
+
+// GENERIC-LABEL: sym_name = "conv2d_grads"
+// GENERIC: "mixprec.conv2d_grad_input"(%arg{{[0-9]+}}, %arg{{[0-9]+}}) <{dilation = array<i64: 1, 1>, groups = 1 : i64, input_shape = array<i64: 32, 1, 8, 8>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>}> : (tensor<32x8x8x8xf16>, tensor<8x1x3x3xf16>) -> tensor<32x1x8x8xf16>
+// GENERIC: "mixprec.conv2d_grad_weight"(%arg{{[0-9]+}}, %arg{{[0-9]+}}) <{dilation = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, weight_shape = array<i64: 8, 1, 3, 3>}> : (tensor<32x8x8x8xf16>, tensor<32x1x8x8xf16>) -> tensor<8x1x3x3xf16>
+func.func @conv2d_grads(%g: tensor<32x8x8x8xf16>, %w: tensor<8x1x3x3xf16>, %x: tensor<32x1x8x8xf16>,
+                        %gg: tensor<2x4x4x3xbf16>, %wg: tensor<4x1x3x3xbf16>, %xg: tensor<2x2x8x6xbf16>)
+    -> (tensor<32x1x8x8xf16>, tensor<8x1x3x3xf16>, tensor<2x2x8x6xbf16>, tensor<4x1x3x3xbf16>) {
+  // stride, dilation 1 and groups 1 are the defaults and are elided.
+  %dx = mixprec.conv2d_grad_input %g, %w {padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, groups = 1 : i64, input_shape = array<i64: 32, 1, 8, 8>} : tensor<32x8x8x8xf16>, tensor<8x1x3x3xf16>
+  %dw = mixprec.conv2d_grad_weight %g, %x {padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, weight_shape = array<i64: 8, 1, 3, 3>} : tensor<32x8x8x8xf16>, tensor<32x1x8x8xf16>
+  %dxg = mixprec.conv2d_grad_input %gg, %wg {stride = array<i64: 2, 2>, padding = array<i64: 1, 2>, dilation = array<i64: 1, 2>, groups = 2 : i64, input_shape = array<i64: 2, 2, 8, 6>} : tensor<2x4x4x3xbf16>, tensor<4x1x3x3xbf16>
+  %dwg = mixprec.conv2d_grad_weight %gg, %xg {stride = array<i64: 2, 2>, padding = array<i64: 1, 2>, dilation = array<i64: 1, 2>, groups = 2 : i64, weight_shape = array<i64: 4, 1, 3, 3>} : tensor<2x4x4x3xbf16>, tensor<2x2x8x6xbf16>
+  return %dx, %dw, %dxg, %dwg : tensor<32x1x8x8xf16>, tensor<8x1x3x3xf16>, tensor<2x2x8x6xbf16>, tensor<4x1x3x3xbf16>
+}
+
+// CHECK-LABEL: func.func @pool2d_grads(
+// CHECK-SAME:    [[G:%[^:]+]]: tensor<32x8x4x4xf32>, [[X:%[^:]+]]: tensor<32x8x8x8xf32>, [[GH:%[^:]+]]: tensor<2x3x5x5xf16>, [[XH:%[^:]+]]: tensor<2x3x9x9xf16>)
+// CHECK-NEXT:    [[M:%.+]] = mixprec.max_pool2d_grad [[G]], [[X]] {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<32x8x4x4xf32>, tensor<32x8x8x8xf32>
+// CHECK-NEXT:    [[A:%.+]] = mixprec.avg_pool2d_grad [[G]], [[X]] {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<32x8x4x4xf32>, tensor<32x8x8x8xf32>
+// CHECK-NEXT:    [[MH:%.+]] = mixprec.max_pool2d_grad [[GH]], [[XH]] {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : tensor<2x3x5x5xf16>, tensor<2x3x9x9xf16>
+// CHECK-NEXT:    [[AH:%.+]] = mixprec.avg_pool2d_grad [[GH]], [[XH]] {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : tensor<2x3x5x5xf16>, tensor<2x3x9x9xf16>
+// CHECK-NEXT:    return [[M]], [[A]], [[MH]], [[AH]] : tensor<32x8x8x8xf32>, tensor<32x8x8x8xf32>, tensor<2x3x9x9xf16>, tensor<2x3x9x9xf16>
+
+// GENERIC-LABEL: sym_name = "pool2d_grads"
+// GENERIC: "mixprec.max_pool2d_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}) <{kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>}> : (tensor<32x8x4x4xf32>, tensor<32x8x8x8xf32>) -> tensor<32x8x8x8xf32>
+// GENERIC: "mixprec.avg_pool2d_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}) <{kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>}> : (tensor<2x3x5x5xf16>, tensor<2x3x9x9xf16>) -> tensor<2x3x9x9xf16>
+func.func @pool2d_grads(%g: tensor<32x8x4x4xf32>, %x: tensor<32x8x8x8xf32>, %gh: tensor<2x3x5x5xf16>, %xh: tensor<2x3x9x9xf16>)
+    -> (tensor<32x8x8x8xf32>, tensor<32x8x8x8xf32>, tensor<2x3x9x9xf16>, tensor<2x3x9x9xf16>) {
+  // padding 0 is the default and is elided.
+  %m = mixprec.max_pool2d_grad %g, %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>} : tensor<32x8x4x4xf32>, tensor<32x8x8x8xf32>
+  %a = mixprec.avg_pool2d_grad %g, %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<32x8x4x4xf32>, tensor<32x8x8x8xf32>
+  %mh = mixprec.max_pool2d_grad %gh, %xh {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<2x3x5x5xf16>, tensor<2x3x9x9xf16>
+  %ah = mixprec.avg_pool2d_grad %gh, %xh {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<2x3x5x5xf16>, tensor<2x3x9x9xf16>
+  return %m, %a, %mh, %ah : tensor<32x8x8x8xf32>, tensor<32x8x8x8xf32>, tensor<2x3x9x9xf16>, tensor<2x3x9x9xf16>
+}
+
+// CHECK-LABEL: func.func @batch_norm_grad(
+// CHECK-SAME:    [[G:%[^:]+]]: tensor<32x8x8x8xf32>, [[X:%[^:]+]]: tensor<32x8x8x8xf32>, [[S:%[^:]+]]: tensor<8xf32>, [[GH:%[^:]+]]: tensor<16x4xbf16>, [[XH:%[^:]+]]: tensor<16x4xbf16>, [[SH:%[^:]+]]: tensor<4xbf16>)
+// CHECK-NEXT:    [[DX:%[^,]+]], [[DS:%[^,]+]], [[DB:%[^ ]+]] = mixprec.batch_norm_grad [[G]], [[X]] scale [[S]] : tensor<32x8x8x8xf32>, tensor<8xf32>
+// CHECK-NEXT:    [[DXH:%[^,]+]], [[DSH:%[^,]+]], [[DBH:%[^ ]+]] = mixprec.batch_norm_grad [[GH]], [[XH]] scale [[SH]] {eps = 1.000000e-03 : f64} : tensor<16x4xbf16>, tensor<4xbf16>
+// CHECK-NEXT:    return [[DX]], [[DS]], [[DB]], [[DXH]], [[DSH]], [[DBH]] : tensor<32x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<16x4xbf16>, tensor<4xbf16>, tensor<4xbf16>
+
+// GENERIC-LABEL: sym_name = "batch_norm_grad"
+// GENERIC: "mixprec.batch_norm_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{eps = 1.000000e-05 : f64}> : (tensor<32x8x8x8xf32>, tensor<32x8x8x8xf32>, tensor<8xf32>) -> (tensor<32x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>)
+func.func @batch_norm_grad(%g: tensor<32x8x8x8xf32>, %x: tensor<32x8x8x8xf32>, %s: tensor<8xf32>,
+                           %gh: tensor<16x4xbf16>, %xh: tensor<16x4xbf16>, %sh: tensor<4xbf16>)
+    -> (tensor<32x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<16x4xbf16>, tensor<4xbf16>, tensor<4xbf16>) {
+  // eps = 1e-5 is the default and is elided.
+  %dx, %ds, %db = mixprec.batch_norm_grad %g, %x scale %s {eps = 1.0e-5 : f64} : tensor<32x8x8x8xf32>, tensor<8xf32>
+  %dxh, %dsh, %dbh = mixprec.batch_norm_grad %gh, %xh scale %sh {eps = 1.0e-3 : f64} : tensor<16x4xbf16>, tensor<4xbf16>
+  return %dx, %ds, %db, %dxh, %dsh, %dbh : tensor<32x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<16x4xbf16>, tensor<4xbf16>, tensor<4xbf16>
+}

@@ -995,4 +995,150 @@ def Mixprec_SoftmaxCrossEntropyGradOp : Mixprec_Op<
   let hasVerifier = 1;
 }
 
+def Mixprec_EmbeddingGradOp : Mixprec_Op<"embedding_grad",
+    Mixprec_FollowCategory, [Pure, Mixprec_InferTypeOpAdaptor]> {
+  let summary = "gradient of embedding with respect to its table";
+  let description = [{
+    `grad` is `indices.shape + [dim]`; the result is a zero
+    `[num_embeddings, dim]` table of grad's element type into which the rows
+    of `grad` are summed (in f32, rounded once) at their indices. An index
+    outside `[0, num_embeddings)` is undefined behaviour, as for the forward
+    op.
+
+    ```mlir
+    %dtable = mixprec.embedding_grad %g, %tokens {num_embeddings = 100 : i64} : tensor<8x16x64xf16>, tensor<8x16xi32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$grad,
+                       Mixprec_IndexTensor:$indices, I64Attr:$num_embeddings);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $indices attr-dict `:` type($grad) `,` type($indices)
+  }];
+}
+
+class Mixprec_Conv2DGradOp<string mnemonic>
+    : Mixprec_Op<mnemonic, Mixprec_FollowCategory,
+                 [Pure, Mixprec_InferTypeOpAdaptor]> {
+  let results = (outs Mixprec_FloatTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Mixprec_Conv2DGradInputOp : Mixprec_Conv2DGradOp<"conv2d_grad_input"> {
+  let summary = "gradient of conv2d with respect to its input";
+  let description = [{
+    `grad` is the gradient of the conv2d result, `weight` its OIHW weight,
+    of one element type; the result is `input_shape` (NCHW) in that type.
+    `stride`, `padding`, `dilation` and `groups` are the forward conv2d's;
+    the sums run in f32 and the result is rounded once.
+
+    ```mlir
+    %dx = mixprec.conv2d_grad_input %g, %w {input_shape = array<i64: 32, 1, 8, 8>, padding = array<i64: 1, 1>} : tensor<32x8x8x8xf16>, tensor<8x1x3x3xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$grad, Mixprec_FloatTensor:$weight,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DenseI64ArrayAttr:$input_shape);
+  let assemblyFormat = [{
+    $grad `,` $weight attr-dict `:` type($grad) `,` type($weight)
+  }];
+}
+
+def Mixprec_Conv2DGradWeightOp : Mixprec_Conv2DGradOp<"conv2d_grad_weight"> {
+  let summary = "gradient of conv2d with respect to its weight";
+  let description = [{
+    `grad` is the gradient of the conv2d result, `input` its NCHW input, of
+    one element type; the result is `weight_shape` (`[out, in / groups, kh,
+    kw]`) in that type. `stride`, `padding`, `dilation` and `groups` are the
+    forward conv2d's; the sums run in f32 and the result is rounded once.
+
+    ```mlir
+    %dw = mixprec.conv2d_grad_weight %g, %x {padding = array<i64: 1, 1>, weight_shape = array<i64: 8, 1, 3, 3>} : tensor<32x8x8x8xf16>, tensor<32x1x8x8xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$grad, Mixprec_FloatTensor:$input,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DenseI64ArrayAttr:$weight_shape);
+  let assemblyFormat = [{
+    $grad `,` $input attr-dict `:` type($grad) `,` type($input)
+  }];
+}
+
+class Mixprec_Pool2DGradOp<string mnemonic, string what>
+    : Mixprec_Op<mnemonic, Mixprec_FollowCategory, [
+        Pure, AllTypesMatch<["input", "result"]>,
+        AllElementTypesMatch<["grad", "input"]>]> {
+  let summary = "gradient of " # what # " with respect to its input";
+  let arguments = (ins Mixprec_FloatTensor:$grad, Mixprec_FloatTensor:$input,
+                       DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input attr-dict `:` type($grad) `,` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def Mixprec_MaxPool2DGradOp : Mixprec_Pool2DGradOp<"max_pool2d_grad",
+                                                   "max_pool2d"> {
+  let description = [{
+    Each window's gradient goes to the window's first maximal element in
+    row-major window order (a NaN is maximal, and the window's last NaN
+    wins; padding never wins), summed over overlapping windows in f32 and
+    rounded once, as PyTorch's `max_pool2d_with_indices_backward`. `kernel`,
+    `stride` and `padding` are the forward op's.
+
+    ```mlir
+    %dx = mixprec.max_pool2d_grad %g, %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<32x8x4x4xf32>, tensor<32x8x8x8xf32>
+    ```
+  }];
+}
+
+def Mixprec_AvgPool2DGradOp : Mixprec_Pool2DGradOp<"avg_pool2d_grad",
+                                                   "avg_pool2d"> {
+  let description = [{
+    Each window's gradient divided by `kernel_h * kernel_w` (padded elements
+    count, PyTorch's count_include_pad=True) is summed into every input
+    element of the window, in f32, rounded once. `input` only gives the
+    shape.
+
+    ```mlir
+    %dx = mixprec.avg_pool2d_grad %g, %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<32x8x4x4xf32>, tensor<32x8x8x8xf32>
+    ```
+  }];
+}
+
+def Mixprec_BatchNormGradOp : Mixprec_Op<"batch_norm_grad",
+    Mixprec_FP32Category, [Pure, AllTypesMatch<["grad", "input", "dx"]>,
+                           AllTypesMatch<["scale", "dscale", "dbias"]>]> {
+  let summary = "gradients of training-mode batch_norm: input, scale, bias";
+  let description = [{
+    PyTorch's `native_batch_norm_backward` in training mode: `input` is
+    `[N, C]` or `[N, C, H, W]`, the batch mean and 1/std per channel are
+    recomputed from `input` in f32 (biased variance). `scale` (`[C]`) is
+    required: the gradient of a batch_norm without scale and bias takes a
+    scale of ones and ignores `dscale` and `dbias`.
+
+    ```mlir
+    %dx, %dscale, %dbias = mixprec.batch_norm_grad %g, %x scale %s : tensor<32x8x8x8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$grad, Mixprec_FloatTensor:$input,
+                       Mixprec_FloatTensor:$scale,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Mixprec_FloatTensor:$dx, Mixprec_FloatTensor:$dscale,
+                      Mixprec_FloatTensor:$dbias);
+  let assemblyFormat = [{
+    $grad `,` $input `scale` $scale attr-dict `:` type($input) `,` type($scale)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECOPS_TD
