@@ -545,18 +545,21 @@ class AutodiffPass : public mixprec::impl::MixprecAutodiffBase<AutodiffPass> {
 public:
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    for (auto step : llvm::to_vector(module.getOps<TrainStepOp>()))
-      if (failed(buildGradients(step)))
+    for (auto step : llvm::to_vector(module.getOps<TrainStepOp>())) {
+      FailureOr<func::FuncOp> gradients = buildGradients(step);
+      if (failed(gradients) || failed(buildStep(step, *gradients)))
         return signalPassFailure();
+    }
   }
 
 private:
-  LogicalResult buildGradients(TrainStepOp step);
+  FailureOr<func::FuncOp> buildGradients(TrainStepOp step);
+  LogicalResult buildStep(TrainStepOp step, func::FuncOp gradients);
 };
 
 } // namespace
 
-LogicalResult AutodiffPass::buildGradients(TrainStepOp step) {
+FailureOr<func::FuncOp> AutodiffPass::buildGradients(TrainStepOp step) {
   ModuleOp module = getOperation();
   auto forward = module.lookupSymbol<func::FuncOp>(step.getForwardAttr());
   if (!forward || forward.isExternal() || !forward.getBody().hasOneBlock())
@@ -627,5 +630,91 @@ LogicalResult AutodiffPass::buildGradients(TrainStepOp step) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
     if (isOpTriviallyDead(&op))
       op.erase();
+  return gradients;
+}
+
+/// Whether the optimizer decays `parameter`: by its own `weight_decay`
+/// attribute, else for rank >= 2 (or any rank with decay_norm_and_bias).
+static bool isDecayed(ParameterOp parameter, OptimizerAttrInterface optimizer) {
+  if (std::optional<bool> own = parameter.getWeightDecay())
+    return *own;
+  return optimizer.getDecayNormAndBias() ||
+         cast<RankedTensorType>(parameter.getType()).getRank() >= 2;
+}
+
+/// Replaces the train-step op with `@<step>(batch..., lr) -> loss`: the
+/// gradient function's body, then one optimizer update per parameter, whose
+/// new value and moments are assigned to the parameter and to new buffers
+/// `@<parameter>.<moment>`.
+LogicalResult AutodiffPass::buildStep(TrainStepOp step,
+                                      func::FuncOp gradients) {
+  auto sgd = dyn_cast<SGDAttr>(step.getOptimizer());
+  if (!sgd) {
+    // The gradients stand; the train step stays for a later pipeline.
+    step.emitWarning("mixprec-autodiff: the step of ")
+        << step.getOptimizer()
+        << " needs an optimizer step count, which is not available yet: "
+           "only @"
+        << gradients.getSymName() << " is built";
+    return success();
+  }
+  if (step.getAccumulationSteps() != 1)
+    return step.emitError("mixprec-autodiff: gradient accumulation is not "
+                          "available yet");
+  ModuleOp module = getOperation();
+  std::string name = step.getSymName().str();
+  OpBuilder b(step);
+  auto function = cast<func::FuncOp>(b.clone(*gradients));
+  Block &body = function.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
+  Value lr = body.addArgument(f32Scalar, step.getLoc());
+
+  b.setInsertionPoint(ret);
+  double momentum = sgd.getMomentum().convertToDouble();
+  double weightDecay = sgd.getWeightDecay().convertToDouble();
+  auto parameters = llvm::to_vector(module.getOps<ParameterOp>());
+  for (auto [parameter, gradient] :
+       llvm::zip_equal(parameters, ret.getOperands().drop_front())) {
+    Location loc = parameter.getLoc();
+    auto type = cast<RankedTensorType>(parameter.getType());
+    auto ref = FlatSymbolRefAttr::get(parameter.getSymNameAttr());
+    Value value = ReadOp::create(b, loc, type, ref);
+    Value buffer;
+    FlatSymbolRefAttr bufferRef;
+    if (momentum > 0.0) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(step);
+      std::string bufferName =
+          (parameter.getSymName() + ".momentum_buffer").str();
+      if (module.lookupSymbol(bufferName))
+        return step.emitError("mixprec-autodiff: '@")
+               << bufferName << "' exists already";
+      auto f32Type = type.clone(b.getF32Type());
+      BufferOp::create(
+          b, loc, bufferName, f32Type,
+          cast<InitializerAttrInterface>(ZerosInitAttr::get(b.getContext())));
+      bufferRef = FlatSymbolRefAttr::get(b.getContext(), bufferName);
+      b.setInsertionPoint(ret);
+      buffer = ReadOp::create(b, loc, f32Type, bufferRef);
+    }
+    double decay = isDecayed(parameter, sgd) ? weightDecay : 0.0;
+    auto update = SGDUpdateOp::create(
+        b, loc, buffer ? TypeRange{type, buffer.getType()} : TypeRange{type},
+        value, gradient, lr, buffer, sgd.getMomentum(), sgd.getDampening(),
+        sgd.getNesterov(), APFloat(decay));
+    AssignOp::create(b, loc, ref, update.getParamOut());
+    if (buffer)
+      AssignOp::create(b, loc, bufferRef, update.getMomentumBufferOut());
+  }
+  Value loss = ret.getOperand(0);
+  func::ReturnOp::create(b, ret.getLoc(), loss);
+  ret.erase();
+  function.removeResAttrsAttr();
+  function.setFunctionType(
+      b.getFunctionType(body.getArgumentTypes(), loss.getType()));
+  function->setAttr(kOptimizerStepAttr, b.getUnitAttr());
+  step.erase();
+  function.setSymName(name);
   return success();
 }

@@ -102,9 +102,12 @@ LogicalResult exposeState(func::FuncOp function,
               index, assign.getValue().getType(),
               DictionaryAttr::get(context, {nameAttr(name)}))))
         return failure();
-      assign.erase();
     }
   }
+  // Erased only now: the loop above visits every assign once per
+  // declaration.
+  for (AssignOp assign : assigns)
+    assign.erase();
   OpBuilder builder(returnOp);
   func::ReturnOp::create(builder, returnOp.getLoc(), results);
   returnOp.erase();
@@ -123,6 +126,8 @@ struct MixprecExposeStatePass
     SymbolTableCollection symbols;
     SymbolUserMap users(symbols, module);
     for (auto function : module.getOps<func::FuncOp>()) {
+      // Parameters are arguments and results from now on.
+      function->removeAttr(kOptimizerStepAttr);
       bool usesState = false;
       function.walk([&](Operation *op) {
         usesState |= isa<ReadOp, AssignOp, RngStateOp>(op);

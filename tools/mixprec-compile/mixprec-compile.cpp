@@ -177,9 +177,12 @@ int main(int argc, char **argv) {
     // The names now live in the ABI tables; LLVM has no use for them.
     for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
       function.removeArgAttr(i, mixprec::kABINameAttr);
-    for (unsigned i = 0, e = function.getNumResults(); i < e; ++i)
+    for (unsigned i = 0, e = function.getNumResults(); i < e; ++i) {
       function.removeResultAttr(
           i, StringAttr::get(&context, mixprec::kABINameAttr));
+      function.removeResultAttr(
+          i, StringAttr::get(&context, mixprec::kGradientOfAttr));
+    }
   }
 
   PassManager pm(&context);

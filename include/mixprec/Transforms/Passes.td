@@ -100,7 +100,7 @@ def MixprecAutocast : Pass<"mixprec-autocast", "::mlir::ModuleOp"> {
 }
 
 def MixprecAutodiff : Pass<"mixprec-autodiff", "::mlir::ModuleOp"> {
-  let summary = "Reverse-mode gradients of each train step's loss";
+  let summary = "Reverse-mode gradients and the SGD train step";
   let description = [{
     For each `mixprec.train_step @<step> forward @<loss>`, adds
     `@<step>_gradients` with the forward function's arguments, returning the
@@ -116,6 +116,18 @@ def MixprecAutodiff : Pass<"mixprec-autodiff", "::mlir::ModuleOp"> {
     used several times gets the sum of its gradients in FP32; broadcasts are
     undone by sums; dropout's adjoint applies the same Philox mask.
     Forward ops without an adjoint yet are reported with their location.
+
+    With an SGD optimizer, `mixprec.train_step @<step>` is then replaced by
+    `func.func @<step>(batch..., %lr: tensor<f32>) -> loss` (marked
+    `mixprec.optimizer_step`): the gradient computation, then one
+    `mixprec.sgd_update` per parameter (weight decay for rank >= 2 unless the
+    optimizer or the parameter says otherwise), whose results are assigned
+    to the parameter and, with momentum, to a new zero-initialized buffer
+    `@<parameter>.momentum_buffer`. `--mixprec-expose-state` then makes it
+    the functional step `(state..., batch..., lr) -> (loss, state'...)`.
+    Adam and AdamW steps need the optimizer step count as state, which is
+    not built yet: for them only the gradient function is added (with a
+    warning).
 
     ```mlir
     mixprec.parameter @w : tensor<4x8xf32> = #mixprec.zeros

@@ -30,3 +30,37 @@ func.func @train_gradients() {
 }
 // expected-error @+1 {{mixprec-autodiff: '@train_gradients' exists already}}
 mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %w = mixprec.read @w : tensor<4xf32>
+  %l = mixprec.reduce_sum %w {dims = array<i64: 0>} : tensor<4xf32>
+  return %l : tensor<f32>
+}
+// expected-warning @+1 {{mixprec-autodiff: the step of #mixprec.adamw<> needs an optimizer step count, which is not available yet: only @train_gradients is built}}
+mixprec.train_step @train forward @loss optimizer #mixprec.adamw<>
+
+// -----
+
+mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %w = mixprec.read @w : tensor<4xf32>
+  %l = mixprec.reduce_sum %w {dims = array<i64: 0>} : tensor<4xf32>
+  return %l : tensor<f32>
+}
+// expected-error @+1 {{mixprec-autodiff: gradient accumulation is not available yet}}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<> {accumulation_steps = 4 : i64}
+
+// -----
+
+mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
+mixprec.buffer @w.momentum_buffer : tensor<4xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %w = mixprec.read @w : tensor<4xf32>
+  %l = mixprec.reduce_sum %w {dims = array<i64: 0>} : tensor<4xf32>
+  return %l : tensor<f32>
+}
+// expected-error @+1 {{mixprec-autodiff: '@w.momentum_buffer' exists already}}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>

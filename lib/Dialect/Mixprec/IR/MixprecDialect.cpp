@@ -54,6 +54,12 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
                              << "' is a unit attribute of mixprec.constant";
     return success();
   }
+  if (attr.getName() == kOptimizerStepAttr) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<func::FuncOp>(op))
+      return op->emitError() << "'" << kOptimizerStepAttr
+                             << "' is a unit attribute of func.func";
+    return success();
+  }
   if (attr.getName() == kABINameAttr)
     return op->emitError() << "'" << kABINameAttr
                            << "' names function arguments and results, not "

@@ -57,7 +57,9 @@ LogicalResult AssignOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   Operation *decl = lookupState(*this, getBufferAttr(), symbolTable, declared);
   if (!decl)
     return failure();
-  if (isa<ParameterOp>(decl))
+  auto function = (*this)->getParentOfType<func::FuncOp>();
+  if (isa<ParameterOp>(decl) &&
+      !(function && function->hasAttr(kOptimizerStepAttr)))
     return emitOpError() << getBufferAttr()
                          << " is a parameter; only the optimizer updates "
                             "parameters, assign targets buffers";

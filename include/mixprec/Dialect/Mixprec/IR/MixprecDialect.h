@@ -23,6 +23,10 @@ constexpr llvm::StringLiteral kAutocastRuleAttr = "mixprec.autocast";
 /// Marks the constant that seeds the reverse sweep with d(loss)/d(loss).
 constexpr llvm::StringLiteral kLossSeedAttr = "mixprec.loss_seed";
 
+/// Marks a train-step function: the optimizer's, the only place where
+/// parameters are assigned.
+constexpr llvm::StringLiteral kOptimizerStepAttr = "mixprec.optimizer_step";
+
 /// On a result of a gradient function: the parameter it is the gradient of.
 constexpr llvm::StringLiteral kGradientOfAttr = "mixprec.gradient_of";
 } // namespace mixprec

@@ -1,0 +1,128 @@
+"""The SGD train step that --mixprec-autodiff builds, compiled for the CPU and
+driven from Python: FP32 training of the digits MLP against PyTorch, step for
+step, and to the accuracy the train-step issue asks for.
+
+After --mixprec-expose-state the step is
+`train(parameters..., momentum buffers..., x, labels, lr) -> (loss,
+parameters'..., momentum buffers'...)`, each state tensor named after its
+parameter or buffer.
+"""
+import pathlib
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from harness import compile_mlir, to_numpy
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
+PARAMETERS = ["fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"]
+
+
+@pytest.fixture(scope="module")
+def mlp_step():
+    return compile_mlir((EXAMPLES / "mlp.mlir").read_text(), ("--autodiff",))
+
+
+@pytest.fixture(scope="module")
+def digits():
+    """sklearn's digits, pixels / 16, a fixed shuffle: 1500 train, 297
+    test."""
+    from sklearn.datasets import load_digits
+
+    data = load_digits()
+    images = torch.tensor(data.data / 16.0, dtype=torch.float32)
+    labels = torch.tensor(data.target, dtype=torch.int32)
+    order = torch.randperm(len(images),
+                           generator=torch.Generator().manual_seed(0))
+    train, test = order[:1500], order[1500:]
+    return images[train], labels[train], images[test], labels[test]
+
+
+def batches(count, size, steps, seed=0):
+    """Indices of `steps` batches: a fresh fixed shuffle each epoch, the
+    last partial batch of each epoch dropped."""
+    per_epoch = count // size
+    generator = torch.Generator().manual_seed(seed)
+    for step in range(steps):
+        if step % per_epoch == 0:
+            order = torch.randperm(count, generator=generator)
+        start = (step % per_epoch) * size
+        yield order[start:start + size]
+
+
+class CompiledTrainer:
+    """Threads the state of the compiled step through calls."""
+
+    def __init__(self, model, initial):
+        self.model = model
+        self.function = model.functions["train"]
+        self.state = {name: to_numpy(value) for name, value in
+                      initial.items()}
+        for spec in self.function.inputs:
+            if spec.name.endswith(".momentum_buffer"):
+                self.state[spec.name] = np.zeros(spec.shape, np.float32)
+
+    def step(self, x, labels, lr):
+        batch = {"arg0": to_numpy(x), "arg1": to_numpy(labels),
+                 "arg2": np.array(lr, dtype=np.float32)}
+        inputs = [self.state[s.name] if s.name in self.state else
+                  batch[s.name] for s in self.function.inputs]
+        outputs = self.model.call("train", inputs)
+        for spec, value in zip(self.function.outputs[1:], outputs[1:]):
+            self.state[spec.name] = value
+        return float(outputs[0])
+
+
+def torch_mlp():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(),
+                               torch.nn.Linear(128, 10))
+
+
+def weights_of(model):
+    return {"fc1_weight": model[0].weight.detach().clone(),
+            "fc1_bias": model[0].bias.detach().clone(),
+            "fc2_weight": model[2].weight.detach().clone(),
+            "fc2_bias": model[2].bias.detach().clone()}
+
+
+def test_step_signature(mlp_step):
+    function = mlp_step.functions["train"]
+    names = [spec.name for spec in function.inputs]
+    assert names == PARAMETERS + [p + ".momentum_buffer" for p in PARAMETERS] \
+        + ["arg0", "arg1", "arg2"]
+    assert [spec.name for spec in function.outputs] == ["result0"] + \
+        names[:8]
+
+
+def test_sgd_momentum_matches_pytorch_for_100_steps(mlp_step, digits):
+    x_train, y_train, _, _ = digits
+    reference = torch_mlp()
+    trainer = CompiledTrainer(mlp_step, weights_of(reference))
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
+    for index in batches(len(x_train), 64, 100):
+        loss = trainer.step(x_train[index], y_train[index], 0.1)
+        optimizer.zero_grad()
+        expected = F.cross_entropy(reference(x_train[index]),
+                                   y_train[index].long())
+        expected.backward()
+        optimizer.step()
+    # The loss of the 100th step, and the weights after it.
+    assert abs(loss - expected.item()) <= 1e-4 * abs(expected.item())
+    for name, value in weights_of(reference).items():
+        np.testing.assert_allclose(trainer.state[name], value.numpy(),
+                                   rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def test_digits_accuracy_after_600_steps(mlp_step, digits):
+    x_train, y_train, x_test, y_test = digits
+    trainer = CompiledTrainer(mlp_step, weights_of(torch_mlp()))
+    for index in batches(len(x_train), 64, 600):
+        trainer.step(x_train[index], y_train[index], 0.1)
+    w = {name: torch.from_numpy(trainer.state[name]) for name in PARAMETERS}
+    hidden = F.relu(F.linear(x_test, w["fc1_weight"], w["fc1_bias"]))
+    logits = F.linear(hidden, w["fc2_weight"], w["fc2_bias"])
+    accuracy = (logits.argmax(1) == y_test.long()).float().mean().item()
+    assert accuracy >= 0.96, accuracy
