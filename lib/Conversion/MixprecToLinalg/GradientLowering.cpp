@@ -29,23 +29,6 @@ using namespace mixprec::lowering;
 
 namespace {
 
-Value f32Constant(OpBuilder &b, Location loc, double value) {
-  return floatConstant(b, loc, b.getF32Type(), value);
-}
-
-Value addF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::AddFOp::create(b, loc, lhs, rhs);
-}
-Value subF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::SubFOp::create(b, loc, lhs, rhs);
-}
-Value mulF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::MulFOp::create(b, loc, lhs, rhs);
-}
-Value divF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::DivFOp::create(b, loc, lhs, rhs);
-}
-
 Value sumCombine(OpBuilder &b, Location loc, ValueRange args) {
   return addF(b, loc, args[0], args[1]);
 }

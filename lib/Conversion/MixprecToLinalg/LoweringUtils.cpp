@@ -232,6 +232,26 @@ Moments computeMoments(OpBuilder &b, Location loc, Value input,
   return {mean, invStd, squaredDeviations, count};
 }
 
+Value f32Constant(OpBuilder &b, Location loc, double value) {
+  return floatConstant(b, loc, b.getF32Type(), value);
+}
+
+Value addF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::AddFOp::create(b, loc, lhs, rhs);
+}
+
+Value subF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::SubFOp::create(b, loc, lhs, rhs);
+}
+
+Value mulF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::MulFOp::create(b, loc, lhs, rhs);
+}
+
+Value divF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::DivFOp::create(b, loc, lhs, rhs);
+}
+
 Value padSpatial(OpBuilder &b, Location loc, Value input,
                  ArrayRef<int64_t> padding, double value) {
   if (llvm::all_of(padding, [](int64_t p) { return p == 0; }))

@@ -29,6 +29,17 @@ mlir::Value widen(mlir::OpBuilder &b, mlir::Location loc, mlir::Value scalar);
 mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value scalar, mlir::Type type);
 
+/// f32 scalar arithmetic for the bodies of linalg ops.
+mlir::Value f32Constant(mlir::OpBuilder &b, mlir::Location loc, double value);
+mlir::Value addF(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                 mlir::Value rhs);
+mlir::Value subF(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                 mlir::Value rhs);
+mlir::Value mulF(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                 mlir::Value rhs);
+mlir::Value divF(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                 mlir::Value rhs);
+
 /// `input` (NCHW) padded by `padding` on both sides of H and W with `value`.
 mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value input, llvm::ArrayRef<int64_t> padding,

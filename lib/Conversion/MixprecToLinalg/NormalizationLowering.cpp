@@ -26,23 +26,6 @@ using namespace mixprec::lowering;
 
 namespace {
 
-Value f32Constant(OpBuilder &b, Location loc, double value) {
-  return floatConstant(b, loc, b.getF32Type(), value);
-}
-
-Value addF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::AddFOp::create(b, loc, lhs, rhs);
-}
-Value subF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::SubFOp::create(b, loc, lhs, rhs);
-}
-Value mulF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::MulFOp::create(b, loc, lhs, rhs);
-}
-Value divF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::DivFOp::create(b, loc, lhs, rhs);
-}
-
 /// (x - mean) * invStd [* scale + bias], rounded once to `resultType`.
 /// `statMap` reads mean and invStd, `affineMap` scale and bias.
 Value normalize(OpBuilder &b, Location loc, RankedTensorType resultType,

@@ -33,17 +33,6 @@ SmallVector<int64_t> allDims(int64_t rank) {
   return dims;
 }
 
-Value f32Constant(OpBuilder &b, Location loc, double value) {
-  return floatConstant(b, loc, b.getF32Type(), value);
-}
-
-Value addF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::AddFOp::create(b, loc, lhs, rhs);
-}
-Value subF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::SubFOp::create(b, loc, lhs, rhs);
-}
-
 Value sumCombine(OpBuilder &b, Location loc, ValueRange args) {
   return addF(b, loc, args[0], args[1]);
 }

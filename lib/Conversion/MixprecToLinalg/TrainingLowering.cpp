@@ -38,10 +38,6 @@ Value scalarTensor(OpBuilder &b, Location loc, Value scalar) {
       b, loc, RankedTensorType::get({}, scalar.getType()), ValueRange{scalar});
 }
 
-Value f32Constant(OpBuilder &b, Location loc, double value) {
-  return floatConstant(b, loc, b.getF32Type(), value);
-}
-
 Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
 }
