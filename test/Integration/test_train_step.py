@@ -53,7 +53,8 @@ def batches(count, size, steps, seed=0):
 
 
 class CompiledTrainer:
-    """Threads the state of the compiled step through calls."""
+    """Threads the state of the compiled step through calls: `initial` gives
+    the parameters and buffers by name; momentum buffers start at zero."""
 
     def __init__(self, model, initial):
         self.model = model
@@ -126,3 +127,55 @@ def test_digits_accuracy_after_600_steps(mlp_step, digits):
     logits = F.linear(hidden, w["fc2_weight"], w["fc2_bias"])
     accuracy = (logits.argmax(1) == y_test.long()).float().mean().item()
     assert accuracy >= 0.96, accuracy
+
+
+def torch_cnn():
+    """examples/cnn.mlir in PyTorch."""
+    torch.manual_seed(0)
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(1, 8, 3, padding=1, bias=False),
+        torch.nn.BatchNorm2d(8), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(8, 16, 3, padding=1, bias=False),
+        torch.nn.BatchNorm2d(16), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(), torch.nn.Linear(64, 10))
+
+
+def cnn_state(model):
+    """The CNN's parameters and batch-norm statistics by ABI name."""
+    state = {"conv1_weight": model[0].weight, "conv2_weight": model[4].weight,
+             "fc_weight": model[9].weight, "fc_bias": model[9].bias}
+    for name, layer in (("bn1", model[1]), ("bn2", model[5])):
+        state.update({name + "_weight": layer.weight,
+                      name + "_bias": layer.bias,
+                      name + "_running_mean": layer.running_mean,
+                      name + "_running_var": layer.running_var})
+    return {name: value.detach().clone() for name, value in state.items()}
+
+
+def test_cnn_with_batch_norm_matches_pytorch_for_50_steps(digits):
+    # SGD, momentum 0.9, weight decay 5e-4 on the conv and linear weights
+    # only (the example's rank rule), lr 0.05, batch 32 of 1x8x8 images.
+    model = compile_mlir((EXAMPLES / "cnn.mlir").read_text(), ("--autodiff",))
+    x_train, y_train, x_test, y_test = digits
+    images = x_train.reshape(-1, 1, 8, 8)
+    reference = torch_cnn()
+    trainer = CompiledTrainer(model, cnn_state(reference))
+    decayed = [reference[0].weight, reference[4].weight, reference[9].weight]
+    others = [p for p in reference.parameters()
+              if all(p is not d for d in decayed)]
+    optimizer = torch.optim.SGD([{"params": decayed, "weight_decay": 5e-4},
+                                 {"params": others, "weight_decay": 0.0}],
+                                lr=0.05, momentum=0.9)
+    losses = []
+    for index in batches(len(images), 32, 50):
+        losses.append(trainer.step(images[index], y_train[index], 0.05))
+        optimizer.zero_grad()
+        expected = F.cross_entropy(reference(images[index]),
+                                   y_train[index].long())
+        expected.backward()
+        optimizer.step()
+    assert abs(losses[-1] - expected.item()) <= 1e-4 * abs(expected.item())
+    assert losses[-1] < 0.5 * losses[0]  # it learns
+    for name, value in cnn_state(reference).items():
+        np.testing.assert_allclose(trainer.state[name], value.numpy(),
+                                   rtol=1e-4, atol=1e-5, err_msg=name)
