@@ -559,6 +559,31 @@ private:
 
 } // namespace
 
+/// A backward matmul whose only user casts its 16-bit result to FP32 (a
+/// weight gradient on its way to an FP32 parameter) yields its FP32
+/// accumulator instead: one rounding fewer, as autocast does for forward
+/// contractions. Only the reverse sweep's ops, after the seed, are touched.
+static void yieldAccumulators(Block &body) {
+  auto seed = llvm::find_if(
+      body, [](Operation &op) { return op.hasAttr(kLossSeedAttr); });
+  if (seed == body.end())
+    return;
+  SmallVector<CastOp> casts;
+  for (Operation &op : llvm::make_range(std::next(seed), body.end()))
+    if (auto castOp = dyn_cast<CastOp>(&op))
+      casts.push_back(castOp);
+  for (CastOp castOp : casts) {
+    Operation *producer = castOp.getInput().getDefiningOp();
+    if (!producer || !isa<MatmulOp, BatchMatmulOp>(producer) ||
+        !producer->hasOneUse() || producer->isBeforeInBlock(&*seed) ||
+        !castOp.getType().getElementType().isF32())
+      continue;
+    producer->getResult(0).setType(castOp.getType());
+    castOp.replaceAllUsesWith(producer->getResult(0));
+    castOp.erase();
+  }
+}
+
 FailureOr<func::FuncOp> AutodiffPass::buildGradients(TrainStepOp step) {
   ModuleOp module = getOperation();
   auto forward = module.lookupSymbol<func::FuncOp>(step.getForwardAttr());
@@ -630,6 +655,7 @@ FailureOr<func::FuncOp> AutodiffPass::buildGradients(TrainStepOp step) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
     if (isOpTriviallyDead(&op))
       op.erase();
+  yieldAccumulators(body);
   return gradients;
 }
 

@@ -26,7 +26,8 @@
 
 // After autocast the adjoints run in their forward ops' precision: the
 // backward contractions take f16, relu_grad runs in f16, and the adjoints of
-// the parameters' casts bring the gradients back to FP32. No gradient of the
+// the parameters' casts bring the gradients back to FP32 -- the weight
+// gradients straight from the matmuls' FP32 accumulators. No gradient of the
 // batch is computed.
 // AMP-LABEL: func.func @train_gradients(
 // AMP:         [[X16:%.+]] = mixprec.cast %arg0 {{.*}} to tensor<64x64xf16>
@@ -34,15 +35,13 @@
 // AMP-NEXT:    [[DLOGITS:%.+]] = mixprec.softmax_cross_entropy_grad [[SEED]], {{.*}} : tensor<64x10xf32>, tensor<64xi32>
 // AMP-NEXT:    [[DLOGITS16:%.+]] = mixprec.cast [[DLOGITS]] : tensor<64x10xf32> to tensor<64x10xf16>
 // AMP-NEXT:    [[DA:%.+]] = mixprec.matmul [[DLOGITS16]], {{.*}} : tensor<64x10xf16>, tensor<10x128xf16> -> tensor<64x128xf16>
-// AMP-NEXT:    [[DW2:%.+]] = mixprec.matmul [[DLOGITS16]], {{.*}} {transpose_lhs} : tensor<64x10xf16>, tensor<64x128xf16> -> tensor<10x128xf16>
+// AMP-NEXT:    [[DW2:%.+]] = mixprec.matmul [[DLOGITS16]], {{.*}} {transpose_lhs} : tensor<64x10xf16>, tensor<64x128xf16> -> tensor<10x128xf32>
 // AMP-NEXT:    [[DB2:%.+]] = mixprec.reduce_sum [[DLOGITS16]] {{.*}} : tensor<64x10xf16>
 // AMP-NEXT:    [[DH:%.+]] = mixprec.relu_grad [[DA]], {{.*}} : tensor<64x128xf16>
-// AMP-NEXT:    [[DW1:%.+]] = mixprec.matmul [[DH]], [[X16]] {transpose_lhs} : tensor<64x128xf16>, tensor<64x64xf16> -> tensor<128x64xf16>
+// AMP-NEXT:    [[DW1:%.+]] = mixprec.matmul [[DH]], [[X16]] {transpose_lhs} : tensor<64x128xf16>, tensor<64x64xf16> -> tensor<128x64xf32>
 // AMP-NOT:     mixprec.matmul
-// AMP-DAG:     [[DW1_32:%.+]] = mixprec.cast [[DW1]] : tensor<128x64xf16> to tensor<128x64xf32>
-// AMP-DAG:     [[DW2_32:%.+]] = mixprec.cast [[DW2]] : tensor<10x128xf16> to tensor<10x128xf32>
 // AMP-DAG:     [[DB2_32:%.+]] = mixprec.cast [[DB2]] : tensor<10xf16> to tensor<10xf32>
-// AMP:         return {{%.+}}, [[DW1_32]], {{%.+}}, [[DW2_32]], [[DB2_32]] : tensor<f32>, tensor<128x64xf32>, tensor<128xf32>, tensor<10x128xf32>, tensor<10xf32>
+// AMP:         return {{%.+}}, [[DW1]], {{%.+}}, [[DW2]], [[DB2_32]] : tensor<f32>, tensor<128x64xf32>, tensor<128xf32>, tensor<10x128xf32>, tensor<10xf32>
 
 // The train-step op becomes the SGD step: the gradients, then per parameter
 // a read of its momentum buffer (declared with zeros), sgd_update with the
