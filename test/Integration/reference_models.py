@@ -58,3 +58,36 @@ def transformer_loss(w, tokens, labels, seed, offset):
     pooled = layer_norm(x2, "ln_f").mean(dim=1)
     logits = F.linear(pooled, w["head_weight"], w["head_bias"])
     return F.cross_entropy(logits, labels.long())
+
+
+def digits():
+    """sklearn's digits, pixels / 16, a fixed shuffle: (train images, train
+    labels, test images, test labels), 1500 and 297 of them, labels i32."""
+    from sklearn.datasets import load_digits
+
+    data = load_digits()
+    images = torch.tensor(data.data / 16.0, dtype=torch.float32)
+    labels = torch.tensor(data.target, dtype=torch.int32)
+    order = torch.randperm(len(images),
+                           generator=torch.Generator().manual_seed(0))
+    train, test = order[:1500], order[1500:]
+    return images[train], labels[train], images[test], labels[test]
+
+
+def batches(count, size, steps, seed=0):
+    """Indices of `steps` batches: a fresh fixed shuffle each epoch, the
+    last partial batch of each epoch dropped."""
+    per_epoch = count // size
+    generator = torch.Generator().manual_seed(seed)
+    for step in range(steps):
+        if step % per_epoch == 0:
+            order = torch.randperm(count, generator=generator)
+        start = (step % per_epoch) * size
+        yield order[start:start + size]
+
+
+def mlp():
+    """examples/mlp.mlir in PyTorch, seeded initial weights."""
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(),
+                               torch.nn.Linear(128, 10))

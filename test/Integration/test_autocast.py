@@ -6,13 +6,17 @@ Each example is compiled twice from the same text, once as it is and once
 with `mixprec-compile --autocast=f16|bf16`; the forward function is made to
 return its logits next to the loss, so whole tensors are compared.
 """
+import json
 import pathlib
 import re
+import subprocess
 
 import numpy as np
 import pytest
 import torch
 
+import reference_models
+import mixprec
 from harness import compile_mlir, to_numpy
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
@@ -93,35 +97,20 @@ def test_forward_after_autocast_stays_close_to_fp32(name, precision):
 
 def train_digits_mlp():
     """The digits MLP trained in PyTorch (FP32, SGD momentum 0.9, lr 0.1,
-    batch 64, 600 steps over a fixed shuffle of 1500 training images), and
-    the 297 test images."""
-    from sklearn.datasets import load_digits
-
-    digits = load_digits()
-    images = torch.tensor(digits.data / 16.0, dtype=torch.float32)
-    labels = torch.tensor(digits.target, dtype=torch.int64)
-    order = torch.randperm(len(images),
-                           generator=torch.Generator().manual_seed(0))
-    train, test = order[:1500], order[1500:]
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(),
-                                torch.nn.Linear(128, 10))
+    batch 64, 600 steps over the fixed shuffle of the 1500 training
+    images), and the 297 test images."""
+    x_train, y_train, x_test, y_test = reference_models.digits()
+    model = reference_models.mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    batches_per_epoch = len(train) // 64
-    for step in range(600):
-        if step % batches_per_epoch == 0:
-            shuffle = train[torch.randperm(
-                len(train), generator=torch.Generator().manual_seed(step))]
-        start = (step % batches_per_epoch) * 64
-        batch = shuffle[start:start + 64]
+    for batch in reference_models.batches(len(x_train), 64, 600):
         optimizer.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(images[batch]),
-                                                 labels[batch])
+        loss = torch.nn.functional.cross_entropy(model(x_train[batch]),
+                                                 y_train[batch].long())
         loss.backward()
         optimizer.step()
     weights = {"fc1_weight": model[0].weight, "fc1_bias": model[0].bias,
                "fc2_weight": model[2].weight, "fc2_bias": model[2].bias}
-    return weights, images[test], labels[test]
+    return weights, x_test, y_test
 
 
 def test_digits_mlp_predictions_agree_with_fp32():
@@ -141,3 +130,20 @@ def test_digits_mlp_predictions_agree_with_fp32():
     for precision in ("f16", "bf16"):
         agreement = (predictions[precision] == predictions["none"]).mean()
         assert agreement >= 0.99, (precision, agreement)
+
+
+@pytest.mark.parametrize("precision", ["f16", "bf16"])
+@pytest.mark.parametrize("name", ["mlp", "cnn", "transformer"])
+def test_report_puts_nine_tenths_of_the_flops_in_tensor_cores(name, precision,
+                                                              tmp_path):
+    report = tmp_path / "report.json"
+    proc = subprocess.run(
+        [mixprec.tool_path("mixprec-opt"), str(EXAMPLES / (name + ".mlir")),
+         "--mixprec-autocast=precision=" + precision,
+         "--mixprec-precision-report=json-file=%s" % report, "-o",
+         str(tmp_path / "out.mlir")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    totals = json.loads(report.read_text())
+    assert totals["flops_16bit_tensor_core"] >= 0.9 * totals["flops"]
+    # Autocast never makes activations bigger than all-FP32 on these models.
+    assert totals["activation_bytes"] < totals["activation_bytes_f32"]

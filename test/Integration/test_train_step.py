@@ -14,6 +14,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+import reference_models
 from harness import compile_mlir, to_numpy
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
@@ -27,29 +28,7 @@ def mlp_step():
 
 @pytest.fixture(scope="module")
 def digits():
-    """sklearn's digits, pixels / 16, a fixed shuffle: 1500 train, 297
-    test."""
-    from sklearn.datasets import load_digits
-
-    data = load_digits()
-    images = torch.tensor(data.data / 16.0, dtype=torch.float32)
-    labels = torch.tensor(data.target, dtype=torch.int32)
-    order = torch.randperm(len(images),
-                           generator=torch.Generator().manual_seed(0))
-    train, test = order[:1500], order[1500:]
-    return images[train], labels[train], images[test], labels[test]
-
-
-def batches(count, size, steps, seed=0):
-    """Indices of `steps` batches: a fresh fixed shuffle each epoch, the
-    last partial batch of each epoch dropped."""
-    per_epoch = count // size
-    generator = torch.Generator().manual_seed(seed)
-    for step in range(steps):
-        if step % per_epoch == 0:
-            order = torch.randperm(count, generator=generator)
-        start = (step % per_epoch) * size
-        yield order[start:start + size]
+    return reference_models.digits()
 
 
 class CompiledTrainer:
@@ -76,12 +55,6 @@ class CompiledTrainer:
         return float(outputs[0])
 
 
-def torch_mlp():
-    torch.manual_seed(0)
-    return torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(),
-                               torch.nn.Linear(128, 10))
-
-
 def weights_of(model):
     return {"fc1_weight": model[0].weight.detach().clone(),
             "fc1_bias": model[0].bias.detach().clone(),
@@ -100,10 +73,10 @@ def test_step_signature(mlp_step):
 
 def test_sgd_momentum_matches_pytorch_for_100_steps(mlp_step, digits):
     x_train, y_train, _, _ = digits
-    reference = torch_mlp()
+    reference = reference_models.mlp()
     trainer = CompiledTrainer(mlp_step, weights_of(reference))
     optimizer = torch.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
-    for index in batches(len(x_train), 64, 100):
+    for index in reference_models.batches(len(x_train), 64, 100):
         loss = trainer.step(x_train[index], y_train[index], 0.1)
         optimizer.zero_grad()
         expected = F.cross_entropy(reference(x_train[index]),
@@ -119,8 +92,8 @@ def test_sgd_momentum_matches_pytorch_for_100_steps(mlp_step, digits):
 
 def test_digits_accuracy_after_600_steps(mlp_step, digits):
     x_train, y_train, x_test, y_test = digits
-    trainer = CompiledTrainer(mlp_step, weights_of(torch_mlp()))
-    for index in batches(len(x_train), 64, 600):
+    trainer = CompiledTrainer(mlp_step, weights_of(reference_models.mlp()))
+    for index in reference_models.batches(len(x_train), 64, 600):
         trainer.step(x_train[index], y_train[index], 0.1)
     w = {name: torch.from_numpy(trainer.state[name]) for name in PARAMETERS}
     hidden = F.relu(F.linear(x_test, w["fc1_weight"], w["fc1_bias"]))
@@ -167,7 +140,7 @@ def test_cnn_with_batch_norm_matches_pytorch_for_50_steps(digits):
                                  {"params": others, "weight_decay": 0.0}],
                                 lr=0.05, momentum=0.9)
     losses = []
-    for index in batches(len(images), 32, 50):
+    for index in reference_models.batches(len(images), 32, 50):
         losses.append(trainer.step(images[index], y_train[index], 0.05))
         optimizer.zero_grad()
         expected = F.cross_entropy(reference(images[index]),
