@@ -22,11 +22,38 @@ typedef void (*mixprec_invoke_fn)(const mixprec_tensor *inputs,
 typedef struct mixprec_model_entry {
   mixprec_function function;
   mixprec_invoke_fn invoke;
+  int32_t train_step; /* built by --mixprec-autodiff from a train step */
 } mixprec_model_entry;
+
+/* How a state tensor starts (mixprec.h describes the draws). */
+typedef enum mixprec_init_kind {
+  MIXPREC_INIT_CONSTANT = 0, /* a */
+  MIXPREC_INIT_UNIFORM = 1,  /* U(a, b) */
+  MIXPREC_INIT_NORMAL = 2,   /* N(a, b^2) */
+} mixprec_init_kind;
+
+typedef struct mixprec_model_state {
+  const mixprec_tensor_spec *spec;
+  int32_t trainable;
+  int32_t init_kind;
+  double a, b;
+  uint64_t seed;
+} mixprec_model_state;
 
 /* Defined by the generated code of each model. */
 extern const mixprec_model_entry mixprec_model_entries[];
 extern const int32_t mixprec_model_num_entries;
+extern const mixprec_model_state mixprec_model_states[];
+extern const int32_t mixprec_model_num_states;
+
+/* Sets the calling thread's error message (mixprec_last_error) and returns
+ * `status`. */
+__attribute__((visibility("hidden"), format(printf, 2, 3))) mixprec_status
+mixprec_fail(mixprec_status status, const char *format, ...);
+
+/* The entry named `name`, or null. */
+__attribute__((visibility("hidden"))) const mixprec_model_entry *
+mixprec_find_entry(const char *name);
 
 #ifdef __cplusplus
 }

@@ -20,8 +20,7 @@ bool lookup(const std::string &path, void *handle, const char *symbol,
 std::unique_ptr<ModelLibrary> ModelLibrary::open(const std::string &path,
                                                  std::string &error) {
   // A bare file name means this directory, not the library search path.
-  std::string file =
-      path.find('/') == std::string::npos ? "./" + path : path;
+  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
   // RTLD_LOCAL: every model exports the same ABI symbols.
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -61,6 +60,10 @@ std::vector<const mixprec_function *> ModelLibrary::functions() const {
   for (int32_t i = 0, e = numFunctions(); i < e; ++i)
     result.push_back(functionAt(i));
   return result;
+}
+
+void *ModelLibrary::symbol(const char *name) const {
+  return dlsym(handle, name);
 }
 
 const mixprec_function *ModelLibrary::find(const std::string &name) const {

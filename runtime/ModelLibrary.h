@@ -26,6 +26,10 @@ public:
   std::vector<const mixprec_function *> functions() const;
   const mixprec_function *find(const std::string &name) const;
 
+  /// The model's exported C function `name` (a mixprec.h entry point), or
+  /// null.
+  void *symbol(const char *name) const;
+
   /// Calls `name`; on failure returns the status and sets `error` to the
   /// library's message.
   mixprec_status call(const std::string &name,

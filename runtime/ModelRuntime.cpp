@@ -15,7 +15,59 @@ namespace {
 
 thread_local char lastError[512];
 
-mixprec_status fail(mixprec_status status, const char *format, ...) {
+/// Checks one tensor against its spec; `role` is "input" or "output".
+mixprec_status checkTensor(const char *function, const char *role,
+                           int32_t index, const mixprec_tensor &tensor,
+                           const mixprec_tensor_spec &spec) {
+  if (tensor.dtype != spec.dtype)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s: %s %d ('%s') must be %s, got %s", function, role,
+                        index, spec.name, mixprec_dtype_name(spec.dtype),
+                        mixprec_dtype_name(tensor.dtype));
+  if (tensor.rank != spec.rank)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s: %s %d ('%s') must have rank %d, got %d", function,
+                        role, index, spec.name, spec.rank, tensor.rank);
+  if (tensor.rank > 0 && !tensor.shape)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s: %s %d ('%s') has no shape", function, role, index,
+                        spec.name);
+  for (int32_t dim = 0; dim < spec.rank; ++dim)
+    if (tensor.shape[dim] != spec.shape[dim])
+      return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                          "%s: %s %d ('%s') dim %d must be %lld, got %lld",
+                          function, role, index, spec.name, dim,
+                          (long long)spec.shape[dim],
+                          (long long)tensor.shape[dim]);
+  if (!tensor.data)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s: %s %d ('%s') has no data", function, role, index,
+                        spec.name);
+  return MIXPREC_OK;
+}
+
+/// Checks the number of inputs or outputs; the message names the first
+/// missing argument or the first one too many.
+mixprec_status checkCount(const char *function, const char *role, int32_t count,
+                          int32_t expected, const mixprec_tensor_spec *specs) {
+  if (count == expected)
+    return MIXPREC_OK;
+  if (count > expected)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s: expects %d %ss, got %d (%s %d is one too many)",
+                        function, expected, role, count, role, expected);
+  int32_t missing = count < 0 ? 0 : count;
+  return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                      "%s: expects %d %ss, got %d (%s %d ('%s') is missing)",
+                      function, expected, role, count, role, missing,
+                      specs[missing].name);
+}
+
+} // namespace
+
+extern "C" {
+
+mixprec_status mixprec_fail(mixprec_status status, const char *format, ...) {
   va_list args;
   va_start(args, format);
   vsnprintf(lastError, sizeof(lastError), format, args);
@@ -23,52 +75,7 @@ mixprec_status fail(mixprec_status status, const char *format, ...) {
   return status;
 }
 
-/// Checks one tensor against its spec; `role` is "input" or "output".
-mixprec_status checkTensor(const char *function, const char *role,
-                           int32_t index, const mixprec_tensor &tensor,
-                           const mixprec_tensor_spec &spec) {
-  if (tensor.dtype != spec.dtype)
-    return fail(MIXPREC_INVALID_ARGUMENT,
-                "%s: %s %d ('%s') must be %s, got %s", function, role, index,
-                spec.name, mixprec_dtype_name(spec.dtype),
-                mixprec_dtype_name(tensor.dtype));
-  if (tensor.rank != spec.rank)
-    return fail(MIXPREC_INVALID_ARGUMENT,
-                "%s: %s %d ('%s') must have rank %d, got %d", function, role,
-                index, spec.name, spec.rank, tensor.rank);
-  if (tensor.rank > 0 && !tensor.shape)
-    return fail(MIXPREC_INVALID_ARGUMENT, "%s: %s %d ('%s') has no shape",
-                function, role, index, spec.name);
-  for (int32_t dim = 0; dim < spec.rank; ++dim)
-    if (tensor.shape[dim] != spec.shape[dim])
-      return fail(MIXPREC_INVALID_ARGUMENT,
-                  "%s: %s %d ('%s') dim %d must be %lld, got %lld", function,
-                  role, index, spec.name, dim, (long long)spec.shape[dim],
-                  (long long)tensor.shape[dim]);
-  if (!tensor.data)
-    return fail(MIXPREC_INVALID_ARGUMENT, "%s: %s %d ('%s') has no data",
-                function, role, index, spec.name);
-  return MIXPREC_OK;
-}
-
-/// Checks the number of inputs or outputs; the message names the first
-/// missing argument or the first one too many.
-mixprec_status checkCount(const char *function, const char *role,
-                          int32_t count, int32_t expected,
-                          const mixprec_tensor_spec *specs) {
-  if (count == expected)
-    return MIXPREC_OK;
-  if (count > expected)
-    return fail(MIXPREC_INVALID_ARGUMENT,
-                "%s: expects %d %ss, got %d (%s %d is one too many)", function,
-                expected, role, count, role, expected);
-  int32_t missing = count < 0 ? 0 : count;
-  return fail(MIXPREC_INVALID_ARGUMENT,
-              "%s: expects %d %ss, got %d (%s %d ('%s') is missing)", function,
-              expected, role, count, role, missing, specs[missing].name);
-}
-
-const mixprec_model_entry *findEntry(const char *name) {
+const mixprec_model_entry *mixprec_find_entry(const char *name) {
   if (!name)
     return nullptr;
   for (int32_t i = 0; i < mixprec_model_num_entries; ++i)
@@ -76,10 +83,6 @@ const mixprec_model_entry *findEntry(const char *name) {
       return &mixprec_model_entries[i];
   return nullptr;
 }
-
-} // namespace
-
-extern "C" {
 
 int32_t mixprec_abi_version(void) { return MIXPREC_ABI_VERSION; }
 
@@ -92,31 +95,33 @@ const mixprec_function *mixprec_function_at(int32_t index) {
 }
 
 const mixprec_function *mixprec_find_function(const char *name) {
-  const mixprec_model_entry *entry = findEntry(name);
+  const mixprec_model_entry *entry = mixprec_find_entry(name);
   return entry ? &entry->function : nullptr;
 }
 
 mixprec_status mixprec_call(const char *name, const mixprec_tensor *inputs,
                             int32_t num_inputs, const mixprec_tensor *outputs,
                             int32_t num_outputs) {
-  const mixprec_model_entry *entry = findEntry(name);
+  const mixprec_model_entry *entry = mixprec_find_entry(name);
   if (!entry)
-    return fail(MIXPREC_NOT_FOUND, "no function named '%s'",
-                name ? name : "(null)");
+    return mixprec_fail(MIXPREC_NOT_FOUND, "no function named '%s'",
+                        name ? name : "(null)");
   const mixprec_function &function = entry->function;
   if (mixprec_status status = checkCount(function.name, "input", num_inputs,
                                          function.num_inputs, function.inputs))
     return status;
   if (mixprec_status status =
-          checkCount(function.name, "output", num_outputs,
-                     function.num_outputs, function.outputs))
+          checkCount(function.name, "output", num_outputs, function.num_outputs,
+                     function.outputs))
     return status;
   if (num_inputs > 0 && !inputs)
-    return fail(MIXPREC_INVALID_ARGUMENT, "%s: %d inputs in a null array",
-                function.name, num_inputs);
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s: %d inputs in a null array", function.name,
+                        num_inputs);
   if (num_outputs > 0 && !outputs)
-    return fail(MIXPREC_INVALID_ARGUMENT, "%s: %d outputs in a null array",
-                function.name, num_outputs);
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s: %d outputs in a null array", function.name,
+                        num_outputs);
   for (int32_t i = 0; i < num_inputs; ++i)
     if (mixprec_status status = checkTensor(function.name, "input", i,
                                             inputs[i], function.inputs[i]))

@@ -42,6 +42,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.all_finite", AutocastCategory::FP32},
       {"mixprec.loss_scale_update", AutocastCategory::FP32},
       {"mixprec.sgd_update", AutocastCategory::FP32},
+      {"mixprec.increment", AutocastCategory::FP32},
       {"mixprec.adam_update", AutocastCategory::FP32},
       // Backward ops have their forward op's category.
       {"mixprec.softmax_grad", AutocastCategory::FP32},
@@ -62,6 +63,8 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.maximum", AutocastCategory::Promote},
       {"mixprec.minimum", AutocastCategory::Promote},
       {"mixprec.concat", AutocastCategory::Promote},
+      {"mixprec.maximum_grad", AutocastCategory::Promote},
+      {"mixprec.minimum_grad", AutocastCategory::Promote},
       // follow: whatever the input is.
       {"mixprec.relu", AutocastCategory::Follow},
       {"mixprec.gelu", AutocastCategory::Follow},
@@ -83,6 +86,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.read", AutocastCategory::Follow},
       {"mixprec.rng_state", AutocastCategory::Follow},
       {"mixprec.relu_grad", AutocastCategory::Follow},
+      {"mixprec.reduce_max_grad", AutocastCategory::Follow},
       {"mixprec.gelu_grad", AutocastCategory::Follow},
       {"mixprec.embedding_grad", AutocastCategory::Follow},
       {"mixprec.conv2d_grad_input", AutocastCategory::Follow},

@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -63,8 +64,10 @@ private:
   Value reshape(Value value, RankedTensorType type);
   Value sumTo(Value gradient, RankedTensorType type);
   Value unreduce(Value gradient, Value input, ArrayRef<int64_t> dims);
+  Value unstride(Value gradient, int64_t dim, int64_t stride, int64_t limit);
   Value matmul(Value lhs, Value rhs, bool transposeLhs, bool transposeRhs,
                Type elementType, bool batched);
+  void batchNormInference(BatchNormOp op, ArrayRef<Value> grads);
 
   OpBuilder &b;
   Location loc = b.getUnknownLoc();
@@ -122,6 +125,33 @@ Value ReverseSweep::unreduce(Value gradient, Value input,
   return BroadcastOp::create(b, loc, inputType.clone(elementType), kept);
 }
 
+/// The adjoint of taking every `stride`-th element along `dim`: `stride - 1`
+/// zeros after each element of `gradient` ([n] -> [n, 1] ++ [n, stride - 1]
+/// -> [n * stride]), cut to the `limit` elements the input has from the
+/// first one on.
+Value ReverseSweep::unstride(Value gradient, int64_t dim, int64_t stride,
+                             int64_t limit) {
+  RankedTensorType type = tensorTypeOf(gradient);
+  int64_t count = type.getDimSize(dim);
+  if (stride == 1 || count == 1)
+    return gradient;
+  SmallVector<int64_t> split(type.getShape());
+  split.insert(split.begin() + dim + 1, 1);
+  Value column = reshape(gradient, type.clone(split));
+  split[dim + 1] = stride - 1;
+  Value spread = ConcatOp::create(
+      b, loc, ValueRange{column, splat(0.0, type.clone(split))},
+      static_cast<uint64_t>(dim + 1));
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = count * stride;
+  Value result = reshape(spread, type.clone(shape));
+  if (limit >= shape[dim])
+    return result;
+  shape[dim] = limit;
+  return SliceOp::create(b, loc, result, SmallVector<int64_t>(shape.size(), 0),
+                         shape, DenseI64ArrayAttr());
+}
+
 Value ReverseSweep::matmul(Value lhs, Value rhs, bool transposeLhs,
                            bool transposeRhs, Type elementType, bool batched) {
   ArrayRef<int64_t> lhsShape = tensorTypeOf(lhs).getShape();
@@ -135,6 +165,66 @@ Value ReverseSweep::matmul(Value lhs, Value rhs, bool transposeLhs,
     return BatchMatmulOp::create(b, loc, type, lhs, rhs, transposeLhs,
                                  transposeRhs);
   return MatmulOp::create(b, loc, type, lhs, rhs, transposeLhs, transposeRhs);
+}
+
+/// The adjoint of batch_norm with `training = false`, which is affine per
+/// channel: y = (x - mean) * rstd * scale + bias, rstd = (var + eps)^-1/2.
+/// It runs in FP32, like batch_norm_grad, and rounds each gradient once.
+/// Unlike PyTorch it also differentiates the running statistics, which the
+/// result depends on here; it returns them unchanged.
+void ReverseSweep::batchNormInference(BatchNormOp op, ArrayRef<Value> grads) {
+  Value mean = op.getRunningMean(), var = op.getRunningVar();
+  if (grads[1])
+    accumulate(mean, grads[1]);
+  if (grads[2])
+    accumulate(var, grads[2]);
+  Value g = grads[0];
+  if (!g)
+    return;
+  RankedTensorType inputType = tensorTypeOf(op.getInput());
+  RankedTensorType statsType = tensorTypeOf(mean);
+  Type f32 = b.getF32Type();
+  // [C] statistics meet [N, C(, H, W)] tensors as [1, C(, 1, 1)].
+  SmallVector<int64_t> channelShape(inputType.getRank(), 1);
+  channelShape[1] = inputType.getDimSize(1);
+  SmallVector<int64_t> dims{0};
+  for (int64_t dim = 2; dim < inputType.getRank(); ++dim)
+    dims.push_back(dim);
+  auto spread = [&](Value perChannel) -> Value {
+    return BroadcastOp::create(
+        b, loc, inputType.clone(f32),
+        reshape(perChannel, RankedTensorType::get(channelShape, f32)));
+  };
+  auto sum = [&](Value value) -> Value {
+    return ReduceSumOp::create(b, loc, value, dims);
+  };
+
+  Value rstd = RsqrtOp::create(
+      b, loc,
+      AddOp::create(b, loc, var,
+                    splat(op.getEps().convertToDouble(), statsType)));
+  Value factor = rstd;
+  if (Value scale = op.getScale())
+    factor = MulOp::create(b, loc, castTo(scale, f32), rstd);
+  Value g32 = castTo(g, f32);
+  Value dx = MulOp::create(b, loc, g32, spread(factor));
+  accumulate(op.getInput(), castTo(dx, inputType.getElementType()));
+  Value xhat = MulOp::create(
+      b, loc, SubOp::create(b, loc, castTo(op.getInput(), f32), spread(mean)),
+      spread(rstd));
+  Value sumGXhat = sum(MulOp::create(b, loc, g32, xhat));
+  // dmean = -sum(dx); dvar = -1/2 * scale * rstd^3 * sum(g * (x - mean)).
+  accumulate(mean, NegOp::create(b, loc, sum(dx)));
+  accumulate(var,
+             MulOp::create(b, loc,
+                           MulOp::create(b, loc, sumGXhat,
+                                         MulOp::create(b, loc, factor, rstd)),
+                           splat(-0.5, statsType)));
+  if (Value scale = op.getScale()) {
+    Type type = tensorTypeOf(scale).getElementType();
+    accumulate(scale, castTo(sumGXhat, type));
+    accumulate(op.getBias(), castTo(sum(g32), type));
+  }
 }
 
 void ReverseSweep::accumulate(Value value, Value gradient) {
@@ -217,6 +307,22 @@ LogicalResult ReverseSweep::backprop(Operation *op) {
                    castTo(lhsGrad, tensorTypeOf(op.getLhs()).getElementType()));
         accumulate(op.getRhs(),
                    castTo(rhsGrad, tensorTypeOf(op.getRhs()).getElementType()));
+        return success();
+      })
+      .Case<MaximumOp, MinimumOp>([&](auto op) {
+        // PyTorch's rule, ties split the gradient evenly: see maximum_grad.
+        using GradOp =
+            std::conditional_t<std::is_same_v<decltype(op), MaximumOp>,
+                               MaximumGradOp, MinimumGradOp>;
+        Type type = tensorTypeOf(op.getResult()).getElementType();
+        auto grads = GradOp::create(b, loc, g, castTo(op.getLhs(), type),
+                                    castTo(op.getRhs(), type));
+        accumulate(op.getLhs(),
+                   castTo(grads.getDlhs(),
+                          tensorTypeOf(op.getLhs()).getElementType()));
+        accumulate(op.getRhs(),
+                   castTo(grads.getDrhs(),
+                          tensorTypeOf(op.getRhs()).getElementType()));
         return success();
       })
       .Case([&](NegOp op) {
@@ -391,8 +497,12 @@ LogicalResult ReverseSweep::backprop(Operation *op) {
         return success();
       })
       .Case([&](BatchNormOp op) -> LogicalResult {
+        if (!op.getTraining()) {
+          batchNormInference(op, grads);
+          return success();
+        }
         // The running statistics it returns carry no gradient.
-        if (!op.getTraining() || !grads.front())
+        if (!grads.front())
           return unsupported(op);
         RankedTensorType inputType = tensorTypeOf(op.getInput());
         int64_t channels = inputType.getDimSize(1);
@@ -447,17 +557,18 @@ LogicalResult ReverseSweep::backprop(Operation *op) {
                    castTo(rhsGrad, tensorTypeOf(op.getRhs()).getElementType()));
         return success();
       })
-      .Case([&](SliceOp op) -> LogicalResult {
-        // The gradient in place, zeros around it: one concat per dim.
-        if (auto strides = op.getStrides();
-            strides && llvm::any_of(*strides, [](int64_t s) { return s != 1; }))
-          return unsupported(op);
+      .Case([&](SliceOp op) {
+        // The gradient in place, spread out by the strides, zeros around it:
+        // concats per dim.
         RankedTensorType inputType = tensorTypeOf(op.getInput());
         Type type = tensorTypeOf(g).getElementType();
+        std::optional<ArrayRef<int64_t>> strides = op.getStrides();
         Value padded = g;
         for (int64_t dim = 0; dim < inputType.getRank(); ++dim) {
-          SmallVector<int64_t> shape(tensorTypeOf(padded).getShape());
           int64_t before = op.getOffsets()[dim];
+          padded = unstride(padded, dim, strides ? (*strides)[dim] : 1,
+                            inputType.getDimSize(dim) - before);
+          SmallVector<int64_t> shape(tensorTypeOf(padded).getShape());
           int64_t after = inputType.getDimSize(dim) - before - shape[dim];
           SmallVector<Value> parts;
           for (int64_t size : {before, int64_t(-1), after}) {
@@ -500,6 +611,14 @@ LogicalResult ReverseSweep::backprop(Operation *op) {
         accumulate(op.getInput(),
                    MulOp::create(b, loc, spread,
                                  splat(1.0 / count, tensorTypeOf(spread))));
+        return success();
+      })
+      .Case([&](ReduceMaxOp op) {
+        // torch.amax's rule: tied maxima share the gradient equally (not
+        // torch.max(x, dim)'s, which gives it all to one index).
+        accumulate(op.getInput(), ReduceMaxGradOp::create(
+                                      b, loc, g, op.getInput(), op.getResult(),
+                                      op.getDims(), op.getKeepdim()));
         return success();
       })
       // Losses.
@@ -668,70 +787,206 @@ static bool isDecayed(ParameterOp parameter, OptimizerAttrInterface optimizer) {
          cast<RankedTensorType>(parameter.getType()).getRank() >= 2;
 }
 
+/// Declares a buffer `name` of `type`, filled with zeros, before `step`.
+static FailureOr<FlatSymbolRefAttr>
+declareZeroBuffer(TrainStepOp step, StringRef name, RankedTensorType type) {
+  if (SymbolTable::lookupNearestSymbolFrom(
+          step, StringAttr::get(step.getContext(), name)))
+    return step.emitError("mixprec-autodiff: '@") << name << "' exists already";
+  OpBuilder b(step);
+  BufferOp::create(
+      b, step.getLoc(), name, type,
+      cast<InitializerAttrInterface>(ZerosInitAttr::get(b.getContext())));
+  return FlatSymbolRefAttr::get(b.getContext(), name);
+}
+
+/// A function like `gradients` over `count` micro-batches stacked along dim
+/// 0 of each batch input: one copy of the body per micro-batch, on a slice
+/// of each input, the losses and gradients averaged in FP32 (PyTorch's
+/// `loss / count` per micro-batch). A buffer one micro-batch assigns is what
+/// the next one reads; only the last assign stays.
+static FailureOr<func::FuncOp> cloneAccumulated(OpBuilder &b, TrainStepOp step,
+                                                func::FuncOp gradients,
+                                                int64_t count) {
+  Location loc = step.getLoc();
+  SmallVector<Type> stackedTypes;
+  for (Type type : gradients.getArgumentTypes()) {
+    auto tensor = cast<RankedTensorType>(type);
+    if (tensor.getRank() == 0)
+      return step.emitError("mixprec-autodiff: gradient accumulation needs "
+                            "a batch dim on every input of the forward");
+    SmallVector<int64_t> shape(tensor.getShape());
+    shape[0] *= count;
+    stackedTypes.push_back(tensor.clone(shape));
+  }
+  auto function = func::FuncOp::create(
+      b, gradients.getLoc(), gradients.getSymName(),
+      b.getFunctionType(stackedTypes, gradients.getResultTypes()));
+  Block *body = function.addEntryBlock();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(body);
+
+  Block &source = gradients.getBody().front();
+  llvm::DenseMap<Attribute, Value> assigned;
+  SmallVector<Value> totals;
+  for (int64_t k = 0; k < count; ++k) {
+    IRMapping mapping;
+    for (auto [argument, stacked] :
+         llvm::zip_equal(source.getArguments(), body->getArguments())) {
+      auto type = cast<RankedTensorType>(argument.getType());
+      SmallVector<int64_t> offsets(type.getRank(), 0);
+      offsets[0] = k * type.getDimSize(0);
+      mapping.map(argument,
+                  SliceOp::create(b, loc, stacked, offsets, type.getShape(),
+                                  /*strides=*/nullptr));
+    }
+    SmallVector<AssignOp> assigns;
+    for (Operation &op : source.without_terminator()) {
+      if (auto read = dyn_cast<ReadOp>(op))
+        if (Value latest = assigned.lookup(read.getStateAttr())) {
+          mapping.map(read.getResult(), latest);
+          continue;
+        }
+      Operation *copy = b.clone(op, mapping);
+      if (auto assign = dyn_cast<AssignOp>(copy))
+        assigns.push_back(assign);
+    }
+    for (AssignOp assign : assigns) {
+      assigned[assign.getBufferAttr()] = assign.getValue();
+      if (k + 1 < count)
+        assign.erase();
+    }
+    auto results = llvm::map_to_vector(
+        source.getTerminator()->getOperands(),
+        [&](Value v) { return mapping.lookupOrDefault(v); });
+    for (auto [i, value] : llvm::enumerate(results)) {
+      auto type = cast<RankedTensorType>(value.getType());
+      if (!type.getElementType().isF32())
+        value = CastOp::create(b, loc, type.clone(b.getF32Type()), value);
+      if (k == 0)
+        totals.push_back(value);
+      else
+        totals[i] = AddOp::create(b, loc, totals[i], value);
+    }
+  }
+  SmallVector<Value> averages;
+  for (auto [total, type] :
+       llvm::zip_equal(totals, gradients.getResultTypes())) {
+    auto f32Type = cast<RankedTensorType>(total.getType());
+    Value scale = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(f32Type, b.getF32FloatAttr(1.0f / count)));
+    Value average = MulOp::create(b, loc, total, scale);
+    if (average.getType() != type)
+      average = CastOp::create(b, loc, type, average);
+    averages.push_back(average);
+  }
+  func::ReturnOp::create(b, loc, averages);
+  return function;
+}
+
 /// Replaces the train-step op with `@<step>(batch..., lr) -> loss`: the
-/// gradient function's body, then one optimizer update per parameter, whose
+/// gradient function's body (once per micro-batch with gradient
+/// accumulation, the batch inputs then stacking the micro-batches), the step
+/// count's increment (buffer
+/// `@<step>.step_count`), then one optimizer update per parameter, whose
 /// new value and moments are assigned to the parameter and to new buffers
 /// `@<parameter>.<moment>`.
 LogicalResult AutodiffPass::buildStep(TrainStepOp step,
                                       func::FuncOp gradients) {
-  auto sgd = dyn_cast<SGDAttr>(step.getOptimizer());
-  if (!sgd) {
-    // The gradients stand; the train step stays for a later pipeline.
-    step.emitWarning("mixprec-autodiff: the step of ")
-        << step.getOptimizer()
-        << " needs an optimizer step count, which is not available yet: "
-           "only @"
-        << gradients.getSymName() << " is built";
-    return success();
-  }
-  if (step.getAccumulationSteps() != 1)
-    return step.emitError("mixprec-autodiff: gradient accumulation is not "
-                          "available yet");
   ModuleOp module = getOperation();
   std::string name = step.getSymName().str();
   OpBuilder b(step);
-  auto function = cast<func::FuncOp>(b.clone(*gradients));
+  func::FuncOp function;
+  if (int64_t count = step.getAccumulationSteps(); count > 1) {
+    FailureOr<func::FuncOp> accumulated =
+        cloneAccumulated(b, step, gradients, count);
+    if (failed(accumulated))
+      return failure();
+    function = *accumulated;
+  } else {
+    function = cast<func::FuncOp>(b.clone(*gradients));
+  }
   Block &body = function.getBody().front();
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
   Value lr = body.addArgument(f32Scalar, step.getLoc());
-
   b.setInsertionPoint(ret);
-  double momentum = sgd.getMomentum().convertToDouble();
-  double weightDecay = sgd.getWeightDecay().convertToDouble();
+
+  // The count of steps taken, this one included: Adam's bias correction
+  // needs it, and every optimizer reports it.
+  auto countType = RankedTensorType::get({}, b.getI64Type());
+  FailureOr<FlatSymbolRefAttr> countRef =
+      declareZeroBuffer(step, name + ".step_count", countType);
+  if (failed(countRef))
+    return failure();
+  Value count = IncrementOp::create(
+      b, step.getLoc(), ReadOp::create(b, step.getLoc(), countType, *countRef));
+  AssignOp::create(b, step.getLoc(), *countRef, count);
+
+  OptimizerAttrInterface optimizer = step.getOptimizer();
   auto parameters = llvm::to_vector(module.getOps<ParameterOp>());
   for (auto [parameter, gradient] :
        llvm::zip_equal(parameters, ret.getOperands().drop_front())) {
     Location loc = parameter.getLoc();
     auto type = cast<RankedTensorType>(parameter.getType());
+    auto momentType = type.clone(b.getF32Type());
     auto ref = FlatSymbolRefAttr::get(parameter.getSymNameAttr());
     Value value = ReadOp::create(b, loc, type, ref);
-    Value buffer;
-    FlatSymbolRefAttr bufferRef;
-    if (momentum > 0.0) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(step);
-      std::string bufferName =
-          (parameter.getSymName() + ".momentum_buffer").str();
-      if (module.lookupSymbol(bufferName))
-        return step.emitError("mixprec-autodiff: '@")
-               << bufferName << "' exists already";
-      auto f32Type = type.clone(b.getF32Type());
-      BufferOp::create(
-          b, loc, bufferName, f32Type,
-          cast<InitializerAttrInterface>(ZerosInitAttr::get(b.getContext())));
-      bufferRef = FlatSymbolRefAttr::get(b.getContext(), bufferName);
-      b.setInsertionPoint(ret);
-      buffer = ReadOp::create(b, loc, f32Type, bufferRef);
+    // Reads and assigns one moment buffer `@<parameter>.<moment>`.
+    SmallVector<std::pair<FlatSymbolRefAttr, Value>> moments;
+    auto readMoment = [&](StringRef moment) -> FailureOr<Value> {
+      FailureOr<FlatSymbolRefAttr> momentRef = declareZeroBuffer(
+          step, (parameter.getSymName() + "." + moment).str(), momentType);
+      if (failed(momentRef))
+        return failure();
+      Value current = ReadOp::create(b, loc, momentType, *momentRef);
+      moments.push_back({*momentRef, current});
+      return current;
+    };
+    double decay = isDecayed(parameter, optimizer)
+                       ? optimizer.getWeightDecay().convertToDouble()
+                       : 0.0;
+    Value newValue;
+    SmallVector<Value> newMoments;
+    if (auto sgd = dyn_cast<SGDAttr>(optimizer)) {
+      Value buffer;
+      if (sgd.getMomentum().convertToDouble() > 0.0) {
+        FailureOr<Value> read = readMoment("momentum_buffer");
+        if (failed(read))
+          return failure();
+        buffer = *read;
+      }
+      auto update = SGDUpdateOp::create(
+          b, loc, buffer ? TypeRange{type, momentType} : TypeRange{type}, value,
+          gradient, lr, buffer, sgd.getMomentum(), sgd.getDampening(),
+          sgd.getNesterov(), APFloat(decay));
+      newValue = update.getParamOut();
+      if (buffer)
+        newMoments.push_back(update.getMomentumBufferOut());
+    } else {
+      FailureOr<Value> expAvg = readMoment("exp_avg");
+      if (failed(expAvg))
+        return failure();
+      FailureOr<Value> expAvgSq = readMoment("exp_avg_sq");
+      if (failed(expAvgSq))
+        return failure();
+      auto adamUpdate = [&](auto adam, bool decoupled) {
+        return AdamUpdateOp::create(
+            b, loc, TypeRange{type, momentType, momentType}, value, gradient,
+            *expAvg, *expAvgSq, lr, count, adam.getBeta1(), adam.getBeta2(),
+            adam.getEps(), APFloat(decay), decoupled);
+      };
+      AdamUpdateOp update =
+          isa<AdamAttr>(optimizer)
+              ? adamUpdate(cast<AdamAttr>(optimizer), /*decoupled=*/false)
+              : adamUpdate(cast<AdamWAttr>(optimizer), /*decoupled=*/true);
+      newValue = update.getParamOut();
+      newMoments.append({update.getExpAvgOut(), update.getExpAvgSqOut()});
     }
-    double decay = isDecayed(parameter, sgd) ? weightDecay : 0.0;
-    auto update = SGDUpdateOp::create(
-        b, loc, buffer ? TypeRange{type, buffer.getType()} : TypeRange{type},
-        value, gradient, lr, buffer, sgd.getMomentum(), sgd.getDampening(),
-        sgd.getNesterov(), APFloat(decay));
-    AssignOp::create(b, loc, ref, update.getParamOut());
-    if (buffer)
-      AssignOp::create(b, loc, bufferRef, update.getMomentumBufferOut());
+    AssignOp::create(b, loc, ref, newValue);
+    for (auto [moment, newMoment] : llvm::zip_equal(moments, newMoments))
+      AssignOp::create(b, loc, moment.first, newMoment);
   }
   Value loss = ret.getOperand(0);
   func::ReturnOp::create(b, ret.getLoc(), loss);

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import dtypes
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 
 class ModelError(RuntimeError):
@@ -87,6 +87,19 @@ class Model:
                 tuple(_spec(raw.inputs[j]) for j in range(raw.num_inputs)),
                 tuple(_spec(raw.outputs[j]) for j in range(raw.num_outputs)))
             self.functions[function.name] = function
+        lib.mixprec_state_at.restype = ctypes.POINTER(_TensorSpec)
+        lib.mixprec_state_at.argtypes = [ctypes.c_int32]
+        self.state = tuple(_spec(lib.mixprec_state_at(i).contents)
+                           for i in range(lib.mixprec_num_states()))
+
+    def _check(self, status):
+        if status != 0:
+            raise ModelError(self._lib.mixprec_last_error().decode())
+
+    def trainer(self, step="train", seed=0):
+        """A `Trainer` for the train step `step`, its state initialized
+        from the model's initializers."""
+        return Trainer(self, step, seed)
 
     def call(self, name, inputs, outputs=None):
         """Runs `name` on the numpy arrays `inputs` and returns its outputs.
@@ -102,24 +115,106 @@ class Model:
         inputs = [np.asarray(a, order="C") for a in inputs]
         outputs = list(outputs or [])
         keep_alive = []
+        self._check(self._lib.mixprec_call(
+            name.encode(), _tensors(inputs, keep_alive), len(inputs),
+            _tensors(outputs, keep_alive), len(outputs)))
+        return outputs
 
-        def tensors(arrays):
-            array_type = _Tensor * max(len(arrays), 1)
-            result = array_type()
-            for i, array in enumerate(arrays):
-                if not array.flags.c_contiguous:
-                    raise ModelError("output %d is not contiguous" % i)
-                shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
-                keep_alive.append(shape)
-                result[i] = _Tensor(array.ctypes.data, _dtype_of(array),
-                                    array.ndim, shape)
-            return result
 
-        status = self._lib.mixprec_call(
-            name.encode(), tensors(inputs), len(inputs), tensors(outputs),
-            len(outputs))
-        if status != 0:
-            raise ModelError(self._lib.mixprec_last_error().decode())
+def _tensors(arrays, keep_alive):
+    """A C array of mixprec_tensor over `arrays`; the shapes it points at
+    are appended to `keep_alive`."""
+    result = (_Tensor * max(len(arrays), 1))()
+    for i, array in enumerate(arrays):
+        if not array.flags.c_contiguous:
+            raise ModelError("array %d is not contiguous" % i)
+        shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+        keep_alive.append(shape)
+        result[i] = _Tensor(array.ctypes.data, _dtype_of(array), array.ndim,
+                            shape)
+    return result
+
+
+class Trainer:
+    """The model's state, owned by the library (mixprec_trainer_*), threaded
+    through a compiled train step."""
+
+    def __init__(self, model, step, seed):
+        lib = model._lib
+        lib.mixprec_trainer_create.argtypes = [
+            ctypes.c_char_p, ctypes.c_uint64, ctypes.POINTER(ctypes.c_void_p)]
+        lib.mixprec_trainer_destroy.argtypes = [ctypes.c_void_p]
+        lib.mixprec_trainer_step.argtypes = [
+            ctypes.c_void_p, ctypes.POINTER(_Tensor), ctypes.c_int32,
+            ctypes.c_float, ctypes.POINTER(ctypes.c_float)]
+        lib.mixprec_trainer_step_count.argtypes = [ctypes.c_void_p]
+        lib.mixprec_trainer_step_count.restype = ctypes.c_int64
+        for name in ("mixprec_trainer_get", "mixprec_trainer_set"):
+            getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                           ctypes.POINTER(_Tensor)]
+        lib.mixprec_trainer_evaluate.argtypes = [
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int64,
+            ctypes.POINTER(_Tensor), ctypes.c_int32, ctypes.POINTER(_Tensor),
+            ctypes.c_int32]
+        self.model = model
+        self.function = model.functions.get(step)
+        self.state = {spec.name: spec for spec in model.state}
+        self._handle = ctypes.c_void_p()
+        model._check(lib.mixprec_trainer_create(step.encode(), seed,
+                                                ctypes.byref(self._handle)))
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            self.model._lib.mixprec_trainer_destroy(self._handle)
+            self._handle = None
+
+    def step(self, batch, lr):
+        """One optimizer step on `batch` (a list of arrays); the loss."""
+        batch = [np.asarray(a, order="C") for a in batch]
+        keep_alive, loss = [], ctypes.c_float()
+        self.model._check(self.model._lib.mixprec_trainer_step(
+            self._handle, _tensors(batch, keep_alive), len(batch), lr,
+            ctypes.byref(loss)))
+        return loss.value
+
+    @property
+    def step_count(self):
+        return self.model._lib.mixprec_trainer_step_count(self._handle)
+
+    def _spec(self, name):
+        if name == "rng_state":
+            return TensorSpec(name, dtypes.I64, (2,))
+        if name not in self.state:
+            raise ModelError("no parameter or buffer named '%s'" % name)
+        return self.state[name]
+
+    def get(self, name):
+        """A copy of the parameter or buffer `name` (or "rng_state")."""
+        spec = self._spec(name)
+        out = np.empty(spec.shape, spec.numpy_dtype)
+        self.model._check(self.model._lib.mixprec_trainer_get(
+            self._handle, name.encode(), _tensors([out], [])))
+        return out
+
+    def set(self, name, value):
+        value = np.asarray(value, order="C")
+        keep_alive = []
+        self.model._check(self.model._lib.mixprec_trainer_set(
+            self._handle, name.encode(), _tensors([value], keep_alive)))
+
+    def evaluate(self, function, inputs):
+        """Runs `function` on the trainer's state and on `inputs`, whose
+        dim 0 is any number of rows; returns its outputs with as many rows."""
+        spec = self.model.functions[function]
+        inputs = [np.asarray(a, order="C") for a in inputs]
+        rows = inputs[0].shape[0]
+        outputs = [np.empty((rows,) + tuple(s.shape[1:]), s.numpy_dtype)
+                   for s in spec.outputs]
+        keep_alive = []
+        self.model._check(self.model._lib.mixprec_trainer_evaluate(
+            self._handle, function.encode(), rows,
+            _tensors(inputs, keep_alive), len(inputs),
+            _tensors(outputs, keep_alive), len(outputs)))
         return outputs
 
 

@@ -31,8 +31,11 @@ def cnn_loss(w, x, labels, running):
 
 
 def transformer_loss(w, tokens, labels, seed, offset):
-    """Dropout (p = 0.1) draws the model's Philox masks for (seed, offset)."""
+    """Dropout (p = 0.1) draws the model's Philox masks for (seed, offset);
+    seed None is eval-mode dropout (the identity)."""
     def dropout(x, stream):
+        if seed is None:
+            return x
         keep = philox.dropout_mask(tuple(x.shape), seed, offset, stream, 0.1)
         scale = torch.tensor(1.0 / (1.0 - 0.1), dtype=x.dtype)
         return x * torch.from_numpy(np.asarray(keep)).to(x.dtype) * scale

@@ -5,13 +5,21 @@ of the forward op in float64 on the same input values (autograd, or the
 backward kernel that autograd calls where the op takes the forward output),
 and assert_close rounds it once to the result type: mixprec computes in f32
 and rounds once (ARCHITECTURE.md §4).
+
+The adjoints of --mixprec-autodiff that use maximum_grad, minimum_grad and
+reduce_max_grad, and those of strided slices and eval-mode batch_norm, are
+checked at the end in the style of test_autodiff.py: in FP32 against
+autograd, with central differences where the function is differentiable.
 """
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
-from harness import (TOLERANCES, TORCH_DTYPES, assert_close, module,
-                     op_function, precompile, random, run, tensor_type)
+from harness import (TOLERANCES, TORCH_DTYPES, assert_close, compile_mlir,
+                     module, op_function, precompile, random, run,
+                     tensor_type, to_numpy)
+from test_autodiff import check, gradient_module
 
 FLOAT_TYPES = ["f32", "f16", "bf16"]
 SHAPE = (37, 53)  # larger than a tile and not divisible by it
@@ -93,6 +101,55 @@ def test_gelu_grad(form, dtype):
     (expected,) = autograd(
         lambda x: F.gelu(x, approximate=GELU_FORMS[form]), [x], g)
     assert_close(dx, expected, dtype)
+
+
+# ---------------------------------------------------------------------------
+# maximum_grad, minimum_grad
+# ---------------------------------------------------------------------------
+
+MIN_MAX = {"maximum_grad": torch.maximum, "minimum_grad": torch.minimum}
+INF = float("inf")
+
+
+def min_max_name(op, dtype):
+    return "%s_%s" % (op, dtype)
+
+
+def min_max_module():
+    functions = []
+    for op in MIN_MAX:
+        for dtype in FLOAT_TYPES:
+            t = tensor_type(SHAPE, dtype)
+            functions.append(op_function(
+                min_max_name(op, dtype), [t, t, t], [t, t],
+                "mixprec.%s %%a0, %%a1, %%a2 : %s" % (op, t)))
+    return module(functions)
+
+
+MIN_MAX_MODULE = min_max_module()
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+@pytest.mark.parametrize("op", sorted(MIN_MAX))
+def test_min_max_grad(op, dtype):
+    a = random(SHAPE, dtype, 30)
+    b = random(SHAPE, dtype, 31)
+    # Ties, where each operand gets half of the gradient (PyTorch's rule):
+    # finite values, and infinities of one sign.
+    b[:5] = a[:5]
+    a[5, :3] = b[5, :3] = INF
+    a[5, 3:6] = b[5, 3:6] = -INF
+    a[6, 0], b[6, 0], a[6, 1], b[6, 1] = INF, -INF, -INF, INF
+    # A NaN operand compares false both ways: both get the whole gradient.
+    a[7, 0], b[7, 1] = NAN, NAN
+    a[7, 2] = b[7, 2] = NAN
+    g = random(SHAPE, dtype, 32)
+    dlhs, drhs = run(MIN_MAX_MODULE, min_max_name(op, dtype), [g, a, b])
+    expected = autograd(MIN_MAX[op], [a, b], g)
+    assert_close(dlhs, expected[0], dtype)
+    assert_close(drhs, expected[1], dtype)
+    assert torch.equal(dlhs[:5], drhs[:5])
+    assert torch.equal(dlhs[7, :3], g[7, :3])
 
 
 # ---------------------------------------------------------------------------
@@ -518,8 +575,208 @@ def test_batch_norm_grad(shape, eps, dtype):
     assert_close(dbias, expected[2], dtype)
 
 
+# ---------------------------------------------------------------------------
+# reduce_max_grad
+# ---------------------------------------------------------------------------
+
+# (shape, dims, keepdim)
+REDUCE_MAX_CASES = [((37, 53), (1,), False), ((37, 53), (0,), True),
+                    ((3, 37, 29), (0, 2), False), ((3, 37, 29), (1,), True),
+                    ((37, 53), (0, 1), False)]
+REDUCE_MAX_TESTS = [(case, dtype) for case in range(len(REDUCE_MAX_CASES))
+                    for dtype in FLOAT_TYPES]
+
+
+def reduce_max_name(case, dtype):
+    return "reduce_max_grad_%d_%s" % (case, dtype)
+
+
+def reduced_shape(case):
+    shape, dims, keepdim = REDUCE_MAX_CASES[case]
+    return tuple(1 if dim in dims else size for dim, size in enumerate(shape)
+                 if keepdim or dim not in dims)
+
+
+def reduce_max_module():
+    functions = []
+    for case, dtype in REDUCE_MAX_TESTS:
+        shape, dims, keepdim = REDUCE_MAX_CASES[case]
+        t = tensor_type(shape, dtype)
+        r = tensor_type(reduced_shape(case), dtype)
+        functions.append(op_function(
+            reduce_max_name(case, dtype), [r, t, r], [t],
+            "mixprec.reduce_max_grad %%a0, %%a1, %%a2 {dims = array<i64: %s>%s}"
+            " : %s, %s" % (", ".join(map(str, dims)),
+                           ", keepdim" if keepdim else "", r, t)))
+    return module(functions)
+
+
+REDUCE_MAX = reduce_max_module()
+
+
+@pytest.mark.parametrize("case,dtype", REDUCE_MAX_TESTS,
+                         ids=["case%d-%s" % t for t in REDUCE_MAX_TESTS])
+def test_reduce_max_grad(case, dtype):
+    shape, dims, keepdim = REDUCE_MAX_CASES[case]
+    # Few distinct values, so most groups have tied maxima, which share the
+    # gradient equally (torch.amax's rule); some are infinite.
+    x = (torch.randint(-3, 3, shape, generator=torch.Generator()
+                       .manual_seed(33)).to(TORCH_DTYPES[dtype]))
+    x.view(-1)[-2:] = INF
+    x.view(-1)[-5:-3] = -INF
+    if len(dims) < len(shape):
+        # A NaN maximum equals nothing: its group's gradient is NaN.
+        x[(0,) * len(shape)] = NAN
+    amax = lambda x: torch.amax(x, dims, keepdim)
+    g = random(reduced_shape(case), dtype, 34)
+    output = amax(x.double()).to(TORCH_DTYPES[dtype])
+    (dx,) = run(REDUCE_MAX, reduce_max_name(case, dtype), [g, x, output])
+    (expected,) = autograd(amax, [x], g)
+    assert_close(dx, expected, dtype)
+
+
+# ---------------------------------------------------------------------------
+# Adjoints: --mixprec-autodiff against autograd in FP32 (test_autodiff.py)
+# ---------------------------------------------------------------------------
+
+S = [7, 13]
+
+
+def check_ties(params, op, result_shape, reference, values):
+    """test_autodiff.check on the given parameter values, which tie: the
+    function is not differentiable there, so PyTorch's autograd is the only
+    reference (rtol 1e-5, atol 1e-6)."""
+    upstream = random(result_shape, "f32", 35)
+    model = compile_mlir(gradient_module(params, op, result_shape),
+                         ("--autodiff",))
+    function = model.functions["train_gradients"]
+    named = {name: value for (name, _), value in zip(params, values)}
+    outputs = model.call("train_gradients",
+                         [to_numpy(named.get(spec.name, upstream))
+                          for spec in function.inputs])
+    expected = autograd(lambda *xs: (reference(*xs) * upstream.double()).sum(),
+                        values, torch.tensor(1.0))
+    for (name, _), gradient, reference_gradient in zip(params, outputs[1:],
+                                                       expected):
+        np.testing.assert_allclose(gradient, reference_gradient.numpy(),
+                                   rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_min_max_adjoint(name):
+    t = tensor_type(S, "f32")
+    check([("a", S), ("b", S)],
+          "%%r = mixprec.%s %%a, %%b : %s, %s" % (name, t, t), S,
+          getattr(torch, name))
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_min_max_adjoint_ties(name):
+    # Every other row ties: each operand gets half of the gradient there.
+    a = random(S, "f32", 36)
+    b = random(S, "f32", 37)
+    b[::2] = a[::2]
+    t = tensor_type(S, "f32")
+    check_ties([("a", S), ("b", S)],
+               "%%r = mixprec.%s %%a, %%b : %s, %s" % (name, t, t), S,
+               getattr(torch, name), [a, b])
+
+
+# (shape, dims, keepdim)
+REDUCE_MAX_ADJOINTS = [([5, 7, 3], (1,), False), ([5, 7, 3], (0, 2), True),
+                       ([5, 7, 3], (0, 1, 2), True)]
+
+
+def reduce_max_adjoint(case):
+    shape, dims, keepdim = REDUCE_MAX_ADJOINTS[case]
+    result = [1 if dim in dims else size for dim, size in enumerate(shape)
+              if keepdim or dim not in dims]
+    text = ("%%r = mixprec.reduce_max %%x {dims = array<i64: %s>%s} : %s"
+            % (", ".join(map(str, dims)), ", keepdim" if keepdim else "",
+               tensor_type(shape, "f32")))
+    return shape, text, result, lambda x: torch.amax(x, dims, keepdim)
+
+
+@pytest.mark.parametrize("case", range(len(REDUCE_MAX_ADJOINTS)))
+def test_reduce_max_adjoint(case):
+    shape, text, result, reference = reduce_max_adjoint(case)
+    check([("x", shape)], text, result, reference)
+
+
+@pytest.mark.parametrize("case", range(len(REDUCE_MAX_ADJOINTS)))
+def test_reduce_max_adjoint_ties(case):
+    # Few distinct values: tied maxima share their group's gradient equally
+    # (torch.amax's rule).
+    shape, text, result, reference = reduce_max_adjoint(case)
+    x = torch.randint(-2, 2, shape, generator=torch.Generator()
+                      .manual_seed(38)).float()
+    check_ties([("x", shape)], text, result, reference, [x])
+
+
+# (shape, offsets, sizes, strides): the spread gradient ends at the input's
+# end or short of it, and a dim of one element ignores its stride.
+STRIDED_SLICES = [([9, 11], [1, 2], [3, 4], [3, 2]),
+                  ([4, 5, 6], [0, 1, 5], [2, 2, 1], [3, 3, 2]),
+                  ([6, 8], [0, 1], [6, 2], [1, 4])]
+
+
+@pytest.mark.parametrize("case", range(len(STRIDED_SLICES)))
+def test_strided_slice_adjoint(case):
+    shape, offsets, sizes, strides = STRIDED_SLICES[case]
+    join = lambda values: ", ".join(map(str, values))
+    index = tuple(slice(o, o + (n - 1) * s + 1, s)
+                  for o, n, s in zip(offsets, sizes, strides))
+    check([("x", shape)], "%%r = mixprec.slice %%x {offsets = array<i64: %s>, "
+          "sizes = array<i64: %s>, strides = array<i64: %s>} : %s"
+          % (join(offsets), join(sizes), join(strides),
+             tensor_type(shape, "f32")), sizes, lambda x: x[index])
+
+
+@pytest.mark.parametrize("shape", [[6, 4], [3, 4, 5, 5]])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_eval_adjoint(shape, affine):
+    # The running statistics of a model are buffers: the batch.
+    generator = torch.Generator().manual_seed(39)
+    stats = [("mean", torch.randn(4, generator=generator)),
+             ("var", torch.rand(4, generator=generator) + 0.5)]
+    params = [("x", shape)] + ([("g", [4]), ("b", [4])] if affine else [])
+    t, c = tensor_type(shape, "f32"), tensor_type([4], "f32")
+    affine_text = " scale %g bias %b" if affine else ""
+    affine_types = ", %s, %s" % (c, c) if affine else ""
+    check(params, "%%r, %%rm, %%rv = mixprec.batch_norm %%x, %%mean, %%var%s "
+          "{eps = 1.0e-03 : f64, training = false} : %s, %s%s"
+          % (affine_text, t, c, affine_types), shape,
+          lambda x, *rest: F.batch_norm(
+              x, rest[-2].double(), rest[-1].double(),
+              *(rest[:2] if affine else (None, None)),
+              training=False, eps=1e-3),
+          extra=stats)
+
+
+def test_batch_norm_eval_statistics_adjoint():
+    """The result depends on the running statistics too: their gradients,
+    with var = v * v + 0.5 so that it stays positive (PyTorch does not
+    differentiate them, so the reference is the formula)."""
+    shape, c = [6, 4, 3, 3], tensor_type([4], "f32")
+    t = tensor_type(shape, "f32")
+    per_channel = lambda s: s.reshape(1, 4, 1, 1)
+
+    def reference(x, g, b, mean, v):
+        var = v * v + 0.5
+        return ((x - per_channel(mean)) / torch.sqrt(per_channel(var) + 1e-5)
+                * per_channel(g) + per_channel(b))
+
+    check([("x", shape), ("g", [4]), ("b", [4]), ("mean", [4]), ("v", [4])],
+          "%%half = mixprec.constant dense<5.0e-01> : %s\n"
+          "  %%vv = mixprec.mul %%v, %%v : %s, %s\n"
+          "  %%var = mixprec.add %%vv, %%half : %s, %s\n"
+          "  %%r, %%rm, %%rv = mixprec.batch_norm %%x, %%mean, %%var scale %%g "
+          "bias %%b {training = false} : %s, %s, %s, %s"
+          % (c, c, c, c, c, t, c, c, c), shape, reference)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _precompiled():
     """Compiles every module of this file concurrently before its tests."""
-    precompile([ACTIVATIONS, SOFTMAX, LAYER_NORM, CROSS_ENTROPY, EMBEDDING,
-                CONV, POOL, BATCH_NORM])
+    precompile([ACTIVATIONS, MIN_MAX_MODULE, SOFTMAX, LAYER_NORM,
+                CROSS_ENTROPY, EMBEDDING, CONV, POOL, BATCH_NORM, REDUCE_MAX])

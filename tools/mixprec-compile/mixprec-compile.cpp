@@ -153,22 +153,35 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
-  // The ABI is the signature once state is arguments and results.
-  PassManager exposeState(&context);
+  // Autocast and autodiff; the ABI is the signature once state is
+  // arguments and results (below).
+  PassManager training(&context);
   if (autocast != "none") {
     mixprec::MixprecAutocastOptions autocastOptions;
     autocastOptions.precision = autocast;
-    exposeState.addPass(mixprec::createMixprecAutocast(autocastOptions));
+    training.addPass(mixprec::createMixprecAutocast(autocastOptions));
   }
   if (autodiff)
-    exposeState.addPass(mixprec::createMixprecAutodiff());
-  exposeState.addPass(mixprec::createMixprecExposeState());
-  if (failed(exposeState.run(*module)))
+    training.addPass(mixprec::createMixprecAutodiff());
+  if (failed(training.run(*module)))
+    return 1;
+  // The state table and the train steps, before their declarations and
+  // marks go.
+  FailureOr<std::vector<mixprec::StateSpec>> state =
+      mixprec::collectState(*module);
+  if (failed(state))
+    return 1;
+  std::vector<std::string> trainSteps = mixprec::trainStepNames(*module);
+  PassManager expose(&context);
+  expose.addPass(mixprec::createMixprecExposeState());
+  if (failed(expose.run(*module)))
     return 1;
   FailureOr<std::vector<mixprec::FunctionSignature>> signatures =
       mixprec::collectSignatures(*module);
   if (failed(signatures))
     return 1;
+  for (mixprec::FunctionSignature &signature : *signatures)
+    signature.trainStep = llvm::is_contained(trainSteps, signature.name);
   for (auto function : module->getOps<func::FuncOp>()) {
     if (!function.isPublic() || function.isExternal())
       continue;
@@ -224,7 +237,7 @@ int main(int argc, char **argv) {
   int status =
       failed(mixprec::emitObjectFile(*module, cpu, objectPath))
           ? 1
-          : linkLibrary(objectPath, mixprec::emitABISource(*signatures),
+          : linkLibrary(objectPath, mixprec::emitABISource(*signatures, *state),
                         outputFile, workDir);
   llvm::sys::fs::remove_directories(workDir);
   if (status != 0)

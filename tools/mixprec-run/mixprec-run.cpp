@@ -3,6 +3,8 @@
 //   mixprec-run libmodel.so --list
 //   mixprec-run libmodel.so loss -i x.npy -i labels.npy -o loss.npy
 //   mixprec-run model.mlir loss -i ...        (compiles with mixprec-compile)
+//   mixprec-run train model.mlir --data x.npy --data labels.npy ...
+//                                             (Train.cpp: the training loop)
 //
 // Inputs are checked against the function's signature before the call; a
 // wrong count, dtype or shape is an error that names the argument.
@@ -11,6 +13,7 @@
 
 #include "ModelLibrary.h"
 #include "Npy.h"
+#include "Train.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -29,10 +32,11 @@ int fail(const std::string &message) {
 }
 
 void usage() {
-  std::fprintf(stderr,
-               "usage: mixprec-run <model.so|model.mlir> --list\n"
-               "       mixprec-run <model.so|model.mlir> <function> "
-               "[-i input.npy]... [-o output.npy]...\n");
+  std::fprintf(stderr, "usage: mixprec-run <model.so|model.mlir> --list\n"
+                       "       mixprec-run <model.so|model.mlir> <function> "
+                       "[-i input.npy]... [-o output.npy]...\n"
+                       "       mixprec-run train <model.so|model.mlir> "
+                       "--data <array.npy>... [options] (--help)\n");
 }
 
 /// "f32[2, 3]"
@@ -71,8 +75,7 @@ std::string checkInput(const mixprec_function &fn, int32_t index,
   return path + ": input " + std::to_string(index) + " ('" + spec.name +
          "') of " + fn.name + " must be " +
          typeText(spec.dtype, spec.rank, spec.shape) + ", got " +
-         typeText(array.dtype, int32_t(array.shape.size()),
-                  array.shape.data());
+         typeText(array.dtype, int32_t(array.shape.size()), array.shape.data());
 }
 
 /// The data pointer of a tensor, which must not be null: an empty vector's
@@ -113,7 +116,7 @@ struct CompiledModel {
 
 /// Compiles `source` with the mixprec-compile next to this executable (found
 /// through /proc/self/exe, so also when this one was found on PATH).
-bool compileModel(const char *argv0, const std::string &source,
+bool compileModel(const char *argv0, const std::string &source, bool autodiff,
                   CompiledModel &compiled, std::string &library,
                   std::string &error) {
   std::string tool = selfDirectory(argv0) + "mixprec-compile";
@@ -130,6 +133,7 @@ bool compileModel(const char *argv0, const std::string &source,
   pid_t pid = fork();
   if (pid == 0) {
     execl(tool.c_str(), tool.c_str(), source.c_str(), "-o", library.c_str(),
+          autodiff ? "--autodiff" : static_cast<char *>(nullptr),
           static_cast<char *>(nullptr));
     std::perror(tool.c_str());
     _exit(127);
@@ -146,14 +150,21 @@ bool compileModel(const char *argv0, const std::string &source,
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc == 3 && std::string(argv[1]) == "train" &&
+      std::string(argv[2]) == "--help") {
+    std::fputs(mixprec::trainUsage(), stdout);
+    return 0;
+  }
   if (argc < 3) {
     usage();
     return 1;
   }
-  std::string model = argv[1];
-  std::string function = argv[2];
+  // `train` compiles an .mlir model with its train step.
+  bool train = std::string(argv[1]) == "train";
+  std::string model = argv[train ? 2 : 1];
+  std::string function = train ? "" : argv[2];
   std::vector<std::string> inputPaths, outputPaths;
-  for (int i = 3; i < argc; ++i) {
+  for (int i = 3; i < argc && !train; ++i) {
     std::string flag = argv[i];
     if ((flag == "-i" || flag == "-o") && i + 1 < argc) {
       (flag == "-i" ? inputPaths : outputPaths).push_back(argv[++i]);
@@ -168,12 +179,16 @@ int main(int argc, char **argv) {
   {
     CompiledModel compiled; // a loaded library stays mapped once removed
     if (endsWith(model, ".mlir") &&
-        !compileModel(argv[0], model, compiled, library, error))
+        !compileModel(argv[0], model, /*autodiff=*/train, compiled, library,
+                      error))
       return fail(error);
     lib = mixprec::ModelLibrary::open(library, error);
   }
   if (!lib)
     return fail(error);
+  if (train)
+    return mixprec::runTrain(*lib,
+                             std::vector<std::string>(argv + 3, argv + argc));
 
   if (function == "--list") {
     for (const mixprec_function *fn : lib->functions()) {
@@ -190,20 +205,19 @@ int main(int argc, char **argv) {
 
   const mixprec_function *fn = lib->find(function);
   if (!fn)
-    return fail("the model has no function '" + function +
-                "' (see --list)");
+    return fail("the model has no function '" + function + "' (see --list)");
   int32_t numInputs = int32_t(inputPaths.size());
   if (numInputs < fn->num_inputs)
     return fail(function + " takes " + std::to_string(fn->num_inputs) +
                 " inputs " + describe(fn->inputs, fn->num_inputs) + ", got " +
                 std::to_string(numInputs) + ": input " +
-                std::to_string(numInputs) + " ('" +
-                fn->inputs[numInputs].name + "') is missing");
+                std::to_string(numInputs) + " ('" + fn->inputs[numInputs].name +
+                "') is missing");
   if (numInputs > fn->num_inputs)
     return fail(function + " takes " + std::to_string(fn->num_inputs) +
                 " inputs " + describe(fn->inputs, fn->num_inputs) + ", got " +
-                std::to_string(numInputs) + ": " +
-                inputPaths[fn->num_inputs] + " is one too many");
+                std::to_string(numInputs) + ": " + inputPaths[fn->num_inputs] +
+                " is one too many");
   if (!outputPaths.empty() && int32_t(outputPaths.size()) != fn->num_outputs)
     return fail(function + " has " + std::to_string(fn->num_outputs) +
                 " outputs, got " + std::to_string(outputPaths.size()) +
@@ -234,8 +248,8 @@ int main(int argc, char **argv) {
     for (int64_t size : array.shape)
       elements *= size_t(size);
     array.data.resize(elements * mixprec_dtype_size(spec.dtype));
-    outputTensors.push_back({dataOf(array), array.dtype, spec.rank,
-                             array.shape.data()});
+    outputTensors.push_back(
+        {dataOf(array), array.dtype, spec.rank, array.shape.data()});
   }
   if (lib->call(function, inputTensors, outputTensors, error) != MIXPREC_OK)
     return fail(error);

@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-#define MIXPREC_ABI_VERSION 1
+#define MIXPREC_ABI_VERSION 2
 
 typedef enum mixprec_dtype {
   MIXPREC_F32 = 0,
@@ -84,6 +84,70 @@ mixprec_status mixprec_call(const char *name, const mixprec_tensor *inputs,
                             int32_t num_outputs);
 
 const char *mixprec_last_error(void);
+
+/*===----------------------------------------------------------------------===*
+ * Model state and training
+ *
+ * Every parameter and buffer of the model is listed with its name, type and
+ * shape. A trainer owns one copy of that state, initialized deterministically
+ * from the declarations' initializers and seeds, and threads it through a
+ * train step (a function built by `mixprec-compile --autodiff`), so a caller
+ * passes only batches.
+ *
+ * Initial values: element i of a random tensor comes from Philox4x32-10
+ * (python/mixprec/philox.py) with key (seed & 0xffffffff, seed >> 32) and
+ * counter (i & 0xffffffff, i >> 32, 0, 0xffffffff); with w0, w1 its first two
+ * output words, u = (w0 >> 8) * 2^-24 and v = (w1 >> 8) * 2^-24:
+ *   uniform(low, high): low + (high - low) * u
+ *   normal(mean, std):  mean + std * sqrt(-2 ln(1 - u)) * cos(2 pi v)
+ * evaluated in double and rounded once to the tensor's type. Xavier and
+ * Kaiming initializers are uniform or normal draws with torch.nn.init's
+ * bounds.
+ *===----------------------------------------------------------------------===*/
+
+/* The parameters and buffers, in declaration order. */
+int32_t mixprec_num_states(void);
+const mixprec_tensor_spec *mixprec_state_at(int32_t index);
+
+typedef struct mixprec_trainer mixprec_trainer;
+
+/* Creates a trainer for the train step `step`: every parameter and buffer at
+ * its initial value, the RNG state (`rng_state`, i64[2]) at (seed, 0). */
+mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
+                                      mixprec_trainer **trainer);
+/* Frees the trainer and its state; null is allowed. */
+void mixprec_trainer_destroy(mixprec_trainer *trainer);
+
+/* One optimizer step on one batch (the step's batch inputs, in order) at
+ * learning rate `lr`; the step's loss goes to `*loss` unless it is null. The
+ * RNG offset advances by one per step. On failure the state is unchanged. */
+mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
+                                    const mixprec_tensor *batch,
+                                    int32_t num_batch, float lr, float *loss);
+
+/* Steps taken (the step's `<step>.step_count` buffer). */
+int64_t mixprec_trainer_step_count(const mixprec_trainer *trainer);
+
+/* Copies the parameter or buffer `name` (or "rng_state") out of / into the
+ * trainer; `tensor` must have its exact dtype and shape. */
+mixprec_status mixprec_trainer_get(const mixprec_trainer *trainer,
+                                   const char *name,
+                                   const mixprec_tensor *tensor);
+mixprec_status mixprec_trainer_set(mixprec_trainer *trainer, const char *name,
+                                   const mixprec_tensor *value);
+
+/* Runs `function`, a function that reads the model's state but does not
+ * update it (a forward, a prediction), on the trainer's state. Its other
+ * inputs and all its outputs are batched along dim 0: the caller passes
+ * `count` rows (any count >= 1) and the function runs on chunks of its
+ * compiled batch size, the last chunk padded with zeros. Rank-0 inputs pass
+ * through unchanged; rank-0 outputs are not allowed. */
+mixprec_status mixprec_trainer_evaluate(mixprec_trainer *trainer,
+                                        const char *function, int64_t count,
+                                        const mixprec_tensor *inputs,
+                                        int32_t num_inputs,
+                                        const mixprec_tensor *outputs,
+                                        int32_t num_outputs);
 
 /* Bytes per element of `dtype` (0 for an unknown value). */
 size_t mixprec_dtype_size(mixprec_dtype dtype);

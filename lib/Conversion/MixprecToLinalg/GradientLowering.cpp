@@ -61,6 +61,35 @@ struct ReluGradLowering : public OpRewritePattern<ReluGradOp> {
   }
 };
 
+/// maximum_grad / minimum_grad: PyTorch's rule for each operand `self`
+/// against `other`, `self loses other ? 0 : (self == other ? grad / 2 :
+/// grad)`. `Loses` is olt for maximum and ogt for minimum; ordered
+/// comparisons are false for NaN, which passes the gradient to both.
+template <typename OpTy, arith::CmpFPredicate Loses>
+struct MinMaxGradLowering : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto share = [](OpBuilder &b, Location loc, ValueRange args) -> Value {
+      Value grad = args[0], self = args[1], other = args[2];
+      Value loses = arith::CmpFOp::create(b, loc, Loses, self, other);
+      Value tied =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, self, other);
+      Value half = mulF(b, loc, grad, f32Constant(b, loc, 0.5));
+      return arith::SelectOp::create(
+          b, loc, loses, f32Constant(b, loc, 0.0),
+          arith::SelectOp::create(b, loc, tied, half, grad));
+    };
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getGrad().getType();
+    Value grad = op.getGrad(), lhs = op.getLhs(), rhs = op.getRhs();
+    rewriter.replaceOp(
+        op, {mapElements(rewriter, loc, type, {grad, lhs, rhs}, share),
+             mapElements(rewriter, loc, type, {grad, rhs, lhs}, share)});
+    return success();
+  }
+};
+
 /// gelu_grad: PyTorch's gelu_backward.
 ///   erf:  grad * (cdf + x * pdf), cdf = (1 + erf(x / sqrt(2))) / 2,
 ///         pdf = e^(-x^2 / 2) / sqrt(2 pi);
@@ -709,16 +738,68 @@ struct BatchNormGradLowering : public OpRewritePattern<BatchNormGradOp> {
   }
 };
 
+/// reduce_max_grad: PyTorch's amax backward, (grad / count) * (x == max)
+/// with count the group's elements equal to its maximum (in f32, exact). A
+/// NaN maximum has count 0, which makes its group's gradient NaN.
+struct ReduceMaxGradLowering : public OpRewritePattern<ReduceMaxGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceMaxGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    ArrayRef<int64_t> dims = op.getDims();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
+    AffineMap kept = keptDimsMap(context, rank, dims);
+    // grad and output: with keepdim, the reduced dims are read at index 0.
+    SmallVector<AffineExpr> reducedExprs;
+    for (int64_t dim = 0; dim < rank; ++dim) {
+      if (!llvm::is_contained(dims, dim))
+        reducedExprs.push_back(getAffineDimExpr(dim, context));
+      else if (op.getKeepdim())
+        reducedExprs.push_back(getAffineConstantExpr(0, context));
+    }
+    AffineMap reduced = AffineMap::get(rank, 0, reducedExprs, context);
+    auto isMax = [](OpBuilder &b, Location loc, Value x, Value max) {
+      Value equal =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, max);
+      return arith::SelectOp::create(b, loc, equal, f32Constant(b, loc, 1.0),
+                                     f32Constant(b, loc, 0.0))
+          .getResult();
+    };
+    Value count = reduceInputs(
+        rewriter, loc, rank, dims, {op.getInput(), op.getOutput()},
+        {identity, reduced},
+        filledTensor(rewriter, loc, statType(rewriter, type.getShape(), dims),
+                     0.0),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return addF(b, loc, args[0], isMax(b, loc, args[1], args[2]));
+        });
+    rewriter.replaceOp(
+        op, mapElements(rewriter, loc, type,
+                        {op.getGrad(), op.getInput(), op.getOutput(), count},
+                        [&](OpBuilder &b, Location loc, ValueRange args) {
+                          return mulF(b, loc, divF(b, loc, args[0], args[3]),
+                                      isMax(b, loc, args[1], args[2]));
+                        },
+                        {reduced, identity, reduced, kept}));
+    return success();
+  }
+};
+
 } // namespace
 
 void mixprec::populateGradientLoweringPatterns(RewritePatternSet &patterns) {
   patterns
-      .add<ReluGradLowering, GeluGradLowering,
-           SoftmaxGradLowering<SoftmaxGradOp, false>,
+      .add<ReluGradLowering,
+           MinMaxGradLowering<MaximumGradOp, arith::CmpFPredicate::OLT>,
+           MinMaxGradLowering<MinimumGradOp, arith::CmpFPredicate::OGT>,
+           GeluGradLowering, SoftmaxGradLowering<SoftmaxGradOp, false>,
            SoftmaxGradLowering<LogSoftmaxGradOp, true>, LayerNormGradLowering,
            SoftmaxCrossEntropyGradLowering, EmbeddingGradLowering,
            Conv2DGradInputLowering, Conv2DGradWeightLowering,
            Pool2DGradLowering<MaxPool2DGradOp, true>,
-           Pool2DGradLowering<AvgPool2DGradOp, false>, BatchNormGradLowering>(
-          patterns.getContext());
+           Pool2DGradLowering<AvgPool2DGradOp, false>, BatchNormGradLowering,
+           ReduceMaxGradLowering>(patterns.getContext());
 }

@@ -230,6 +230,24 @@ struct SGDUpdateLowering : public OpRewritePattern<SGDUpdateOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// increment
+//===----------------------------------------------------------------------===//
+
+struct IncrementLowering : public OpRewritePattern<IncrementOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IncrementOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value count = extractScalar(rewriter, loc, op.getInput());
+    Value one = arith::ConstantIntOp::create(rewriter, loc, count.getType(), 1);
+    rewriter.replaceOp(
+        op, scalarTensor(rewriter, loc,
+                         arith::AddIOp::create(rewriter, loc, count, one)));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // adam_update
 //===----------------------------------------------------------------------===//
 
@@ -330,6 +348,6 @@ struct AdamUpdateLowering : public OpRewritePattern<AdamUpdateOp> {
 } // namespace
 
 void mixprec::populateTrainingLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LossScaleUpdateLowering, SGDUpdateLowering, AdamUpdateLowering>(
-      patterns.getContext());
+  patterns.add<LossScaleUpdateLowering, SGDUpdateLowering, IncrementLowering,
+               AdamUpdateLowering>(patterns.getContext());
 }

@@ -2,9 +2,14 @@
 
 #include "mixprec/Target/CPU/ModelABI.h"
 
+#include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -54,7 +59,8 @@ FailureOr<std::vector<FunctionSignature>> collectSignatures(ModuleOp module) {
     // The name becomes part of C symbols (`_mlir_ciface_<name>`).
     StringRef name = function.getSymName();
     if (name.empty() || llvm::isDigit(name.front()) ||
-        !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+        !llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; }))
       return function.emitError()
              << "@" << name
              << ": the model ABI needs function names that are C identifiers";
@@ -62,8 +68,8 @@ FailureOr<std::vector<FunctionSignature>> collectSignatures(ModuleOp module) {
     signature.name = name.str();
     FunctionType type = function.getFunctionType();
     for (auto [index, input] : llvm::enumerate(type.getInputs())) {
-      FailureOr<TensorSpec> spec = specOf(
-          function, input, function.getArgAttrDict(index), "arg", index);
+      FailureOr<TensorSpec> spec =
+          specOf(function, input, function.getArgAttrDict(index), "arg", index);
       if (failed(spec))
         return failure();
       signature.inputs.push_back(*spec);
@@ -80,6 +86,102 @@ FailureOr<std::vector<FunctionSignature>> collectSignatures(ModuleOp module) {
   if (signatures.empty())
     return module.emitError("the module has no public function to compile");
   return signatures;
+}
+
+/// PyTorch's fans: dims 0 (out) and 1 (in) times the receptive field.
+static std::pair<double, double> fansOf(RankedTensorType type) {
+  double receptive = 1.0;
+  for (int64_t size : type.getShape().drop_front(2))
+    receptive *= double(size);
+  return {double(type.getDimSize(1)) * receptive,
+          double(type.getDimSize(0)) * receptive};
+}
+
+/// `initializer` for a tensor of `type` as a constant, uniform or normal
+/// draw, with torch.nn.init's formulas for the fan-based ones.
+static std::optional<StateInit> initOf(InitializerAttrInterface initializer,
+                                       RankedTensorType type) {
+  auto constant = [](double value) {
+    return StateInit{StateInit::Constant, value, 0.0, 0};
+  };
+  auto uniform = [](double low, double high, uint64_t seed) {
+    return StateInit{StateInit::Uniform, low, high, seed};
+  };
+  auto normal = [](double mean, double std, uint64_t seed) {
+    return StateInit{StateInit::Normal, mean, std, seed};
+  };
+  auto kaimingGain = [](double a) { return std::sqrt(2.0 / (1.0 + a * a)); };
+  return TypeSwitch<Attribute, std::optional<StateInit>>(initializer)
+      .Case([&](ZerosInitAttr) { return constant(0.0); })
+      .Case([&](OnesInitAttr) { return constant(1.0); })
+      .Case([&](ConstantInitAttr init) {
+        return constant(init.getValue().convertToDouble());
+      })
+      .Case([&](UniformInitAttr init) {
+        return uniform(init.getLow().convertToDouble(),
+                       init.getHigh().convertToDouble(), init.getSeed());
+      })
+      .Case([&](NormalInitAttr init) {
+        return normal(init.getMean().convertToDouble(),
+                      init.getStd().convertToDouble(), init.getSeed());
+      })
+      .Case([&](XavierUniformInitAttr init) {
+        auto [fanIn, fanOut] = fansOf(type);
+        double bound = init.getGain().convertToDouble() *
+                       std::sqrt(6.0 / (fanIn + fanOut));
+        return uniform(-bound, bound, init.getSeed());
+      })
+      .Case([&](XavierNormalInitAttr init) {
+        auto [fanIn, fanOut] = fansOf(type);
+        return normal(0.0,
+                      init.getGain().convertToDouble() *
+                          std::sqrt(2.0 / (fanIn + fanOut)),
+                      init.getSeed());
+      })
+      .Case([&](KaimingUniformInitAttr init) {
+        double bound = kaimingGain(init.getA().convertToDouble()) *
+                       std::sqrt(3.0 / fansOf(type).first);
+        return uniform(-bound, bound, init.getSeed());
+      })
+      .Case([&](KaimingNormalInitAttr init) {
+        return normal(0.0,
+                      kaimingGain(init.getA().convertToDouble()) /
+                          std::sqrt(fansOf(type).first),
+                      init.getSeed());
+      })
+      .Default([](Attribute) { return std::nullopt; });
+}
+
+FailureOr<std::vector<StateSpec>> collectState(ModuleOp module) {
+  std::vector<StateSpec> state;
+  for (Operation &op : module.getOps()) {
+    if (!isa<ParameterOp, BufferOp>(op))
+      continue;
+    auto type =
+        cast<RankedTensorType>(cast<TypeAttr>(op.getAttr("type")).getValue());
+    auto initializer =
+        cast<InitializerAttrInterface>(op.getAttr("initializer"));
+    std::optional<StateInit> init = initOf(initializer, type);
+    if (!init)
+      return op.emitError("the model runtime cannot initialize ")
+             << initializer;
+    StateSpec spec;
+    spec.tensor.name = SymbolTable::getSymbolName(&op).str();
+    spec.tensor.dtype = *dtypeOf(type.getElementType());
+    spec.tensor.shape.assign(type.getShape().begin(), type.getShape().end());
+    spec.trainable = isa<ParameterOp>(op);
+    spec.init = *init;
+    state.push_back(std::move(spec));
+  }
+  return state;
+}
+
+std::vector<std::string> trainStepNames(ModuleOp module) {
+  std::vector<std::string> names;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (function->hasAttr(kOptimizerStepAttr))
+      names.push_back(function.getSymName().str());
+  return names;
 }
 
 } // namespace mixprec

@@ -455,3 +455,84 @@ func.func @batch_norm_grad_2d(%g: tensor<8x5xf32>, %x: tensor<8x5xf32>, %s: tens
   %dx, %ds, %db = mixprec.batch_norm_grad %g, %x scale %s {eps = 1.0e-3 : f64} : tensor<8x5xf32>, tensor<5xf32>
   return %dx, %ds, %db : tensor<8x5xf32>, tensor<5xf32>, tensor<5xf32>
 }
+
+// -----
+
+// maximum_grad: one generic per operand, the operands swapped for rhs;
+// `self < other` (ordered: NaN keeps the gradient) selects 0, a tie half of
+// the gradient.
+
+// CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// ROUND-LABEL: func.func @maximum_grad_f16(
+// ROUND-COUNT-2: arith.truncf
+// ROUND-NOT: arith.truncf
+// CHECK-LABEL: func.func @maximum_grad_f16(
+// CHECK-SAME: %[[G:[^:]+]]: tensor<4x8xf16>, %[[A:[^:]+]]: tensor<4x8xf16>, %[[B:[^:]+]]: tensor<4x8xf16>)
+// CHECK: %[[DA:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ID2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[G]], %[[A]], %[[B]] : {{.*}})
+// CHECK: ^bb0(%[[GI:.+]]: f16, %[[SI:.+]]: f16, %[[OI:.+]]: f16, %{{.+}}: f16):
+// CHECK: %[[GW:.+]] = arith.extf %[[GI]] : f16 to f32
+// CHECK: %[[SW:.+]] = arith.extf %[[SI]] : f16 to f32
+// CHECK: %[[OW:.+]] = arith.extf %[[OI]] : f16 to f32
+// CHECK: %[[LOSES:.+]] = arith.cmpf olt, %[[SW]], %[[OW]] : f32
+// CHECK: %[[TIED:.+]] = arith.cmpf oeq, %[[SW]], %[[OW]] : f32
+// CHECK: %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK: %[[SHARE:.+]] = arith.mulf %[[GW]], %[[HALF]] : f32
+// CHECK: %[[TIE:.+]] = arith.select %[[TIED]], %[[SHARE]], %[[GW]] : f32
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[SEL:.+]] = arith.select %[[LOSES]], %[[ZERO]], %[[TIE]] : f32
+// CHECK: arith.truncf %[[SEL]] : f32 to f16
+// CHECK: %[[DB:.+]] = linalg.generic {{.*}} ins(%[[G]], %[[B]], %[[A]] : {{.*}})
+// CHECK: arith.cmpf olt
+// CHECK: return %[[DA]], %[[DB]]
+func.func @maximum_grad_f16(%g: tensor<4x8xf16>, %a: tensor<4x8xf16>, %b: tensor<4x8xf16>) -> (tensor<4x8xf16>, tensor<4x8xf16>) {
+  %0:2 = mixprec.maximum_grad %g, %a, %b : tensor<4x8xf16>
+  return %0#0, %0#1 : tensor<4x8xf16>, tensor<4x8xf16>
+}
+
+// -----
+
+// minimum_grad: the same with `self > other`.
+
+// CHECK-LABEL: func.func @minimum_grad_f32(
+// CHECK-NOT: arith.extf
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf oeq
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf oeq
+// CHECK: return
+func.func @minimum_grad_f32(%g: tensor<4xf32>, %a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0:2 = mixprec.minimum_grad %g, %a, %b : tensor<4xf32>
+  return %0#0, %0#1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// reduce_max_grad (keepdim): an f32 count of the elements equal to their
+// row's maximum, then (grad / count) * (x == max), rounded once. The kept
+// unit dim of grad and the maximum is read at index 0.
+
+// CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$KEEP:.+]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d0)>
+// ROUND-LABEL: func.func @reduce_max_grad_keepdim_f16(
+// ROUND-COUNT-1: arith.truncf
+// ROUND-NOT: arith.truncf
+// CHECK-LABEL: func.func @reduce_max_grad_keepdim_f16(
+// CHECK-SAME: %[[G:[^:]+]]: tensor<4x1xf16>, %[[X:[^:]+]]: tensor<4x8xf16>, %[[M:[^:]+]]: tensor<4x1xf16>)
+// CHECK: %[[INIT:.+]] = linalg.fill {{.*}} -> tensor<4xf32>
+// CHECK: %[[COUNT:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$KEEP]], #[[$ROW]]], iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[M]] : tensor<4x8xf16>, tensor<4x1xf16>) outs(%[[INIT]] : tensor<4xf32>)
+// CHECK: arith.cmpf oeq
+// CHECK: %[[ONE:.+]] = arith.select
+// CHECK: arith.addf %{{.+}}, %[[ONE]] : f32
+// CHECK: %[[DX:.+]] = linalg.generic {indexing_maps = [#[[$KEEP]], #[[$ID2]], #[[$KEEP]], #[[$ROW]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[G]], %[[X]], %[[M]], %[[COUNT]] : {{.*}})
+// CHECK: ^bb0(%[[GI:.+]]: f16, %{{.+}}: f16, %{{.+}}: f16, %[[CI:.+]]: f32, %{{.+}}: f16):
+// CHECK: %[[GW:.+]] = arith.extf %[[GI]] : f16 to f32
+// CHECK: %[[IS:.+]] = arith.select
+// CHECK: %[[SHARE:.+]] = arith.divf %[[GW]], %[[CI]] : f32
+// CHECK: %[[R:.+]] = arith.mulf %[[SHARE]], %[[IS]] : f32
+// CHECK: arith.truncf %[[R]] : f32 to f16
+// CHECK: return %[[DX]]
+func.func @reduce_max_grad_keepdim_f16(%g: tensor<4x1xf16>, %x: tensor<4x8xf16>, %m: tensor<4x1xf16>) -> tensor<4x8xf16> {
+  %0 = mixprec.reduce_max_grad %g, %x, %m {dims = array<i64: 1>, keepdim} : tensor<4x1xf16>, tensor<4x8xf16>
+  return %0 : tensor<4x8xf16>
+}

@@ -211,8 +211,26 @@ func.func @f() {
 
 // -----
 
-// expected-error @+1 {{'mixprec.buffer' op attribute 'type' failed to satisfy constraint: type attribute of statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values}}
-mixprec.buffer @b : tensor<8xi64> = #mixprec.ones
+// expected-error @+1 {{'mixprec.buffer' op attribute 'type' failed to satisfy constraint: type attribute of statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values}}
+mixprec.buffer @b : tensor<8xi1> = #mixprec.ones
+
+// -----
+
+// expected-error @+1 {{'mixprec.buffer' op an integer buffer starts from zeros, ones or an integral constant, not #mixprec.normal<>}}
+mixprec.buffer @count : tensor<i64> = #mixprec.normal<std = 1.0>
+
+// -----
+
+// expected-error @+1 {{'mixprec.buffer' op an integer buffer starts from zeros, ones or an integral constant, not #mixprec.constant<5.000000e-01>}}
+mixprec.buffer @count : tensor<i32> = #mixprec.constant<0.5>
+
+// -----
+
+func.func @f(%x: tensor<f32>) {
+  // expected-error @+1 {{'mixprec.increment' op operand #0 must be 0-d tensor of 32-bit signless integer or 0-d tensor of 64-bit signless integer}}
+  %0 = mixprec.increment %x : tensor<f32>
+  return
+}
 
 // -----
 
@@ -249,8 +267,8 @@ func.func @f() {
 mixprec.parameter @w : tensor<4x4xf32> = #mixprec.zeros
 
 func.func @f() {
-  // expected-error @+1 {{'mixprec.read' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4x4xi32>'}}
-  %0 = mixprec.read @w : tensor<4x4xi32>
+  // expected-error @+1 {{'mixprec.read' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4x4xi1>'}}
+  %0 = mixprec.read @w : tensor<4x4xi1>
   return
 }
 
@@ -1942,8 +1960,8 @@ func.func @unknown_dialect_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 //===----------------------------------------------------------------------===//
-// Backward ops: relu_grad, gelu_grad, softmax_grad, log_softmax_grad,
-// layer_norm_grad, softmax_cross_entropy_grad
+// Backward ops: relu_grad, gelu_grad, maximum_grad, reduce_max_grad,
+// softmax_grad, log_softmax_grad, layer_norm_grad, softmax_cross_entropy_grad
 //===----------------------------------------------------------------------===//
 
 // -----
@@ -1967,6 +1985,38 @@ func.func @f(%g: tensor<4xi32>) {
 func.func @f(%g: tensor<4x8xf32>, %x: tensor<8x4xf32>) {
   // expected-error @+1 {{'mixprec.gelu_grad' op failed to verify that all of {grad, input, result} have same type}}
   %0 = "mixprec.gelu_grad"(%g, %x) {approximate = #mixprec<gelu_approximation tanh>} : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4x8xf32>, %a: tensor<4x8xf16>) {
+  // expected-error @+1 {{'mixprec.maximum_grad' op failed to verify that all of {grad, lhs, rhs, dlhs, drhs} have same type}}
+  %0:2 = "mixprec.maximum_grad"(%g, %a, %g) : (tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4xf32>, %x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'mixprec.reduce_max_grad' op grad must be the reduce_max result type 'tensor<4x1xf32>', got 'tensor<4xf32>'}}
+  %0 = mixprec.reduce_max_grad %g, %x, %g {dims = array<i64: 1>, keepdim} : tensor<4xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4xf32>, %x: tensor<4x8xf32>) {
+  // expected-error @+1 {{dim 2 is out of range for rank 2}}
+  %0 = mixprec.reduce_max_grad %g, %x, %g {dims = array<i64: 2>} : tensor<4xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4xf32>, %x: tensor<4x8xf32>, %m: tensor<4xf16>) {
+  // expected-error @+1 {{'mixprec.reduce_max_grad' op failed to verify that all of {grad, output} have same type}}
+  %0 = "mixprec.reduce_max_grad"(%g, %x, %m) {dims = array<i64: 1>} : (tensor<4xf32>, tensor<4x8xf32>, tensor<4xf16>) -> tensor<4x8xf32>
   return
 }
 

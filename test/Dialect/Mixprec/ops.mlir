@@ -870,6 +870,30 @@ func.func @activation_grads(%g: tensor<16x256xf16>, %x: tensor<16x256xf16>, %gb:
   return %gt, %rb : tensor<16x256xf16>, tensor<4xbf16>
 }
 
+// -----
+
+// CHECK-LABEL: func.func @max_grads(
+// CHECK-SAME:    [[G:%[^:]+]]: tensor<4x8xf16>, [[A:%[^:]+]]: tensor<4x8xf16>, [[B:%[^:]+]]: tensor<4x8xf16>, [[GK:%[^:]+]]: tensor<4x1xf32>, [[X:%[^:]+]]: tensor<4x8xf32>, [[MK:%[^:]+]]: tensor<4x1xf32>, [[GS:%[^:]+]]: tensor<bf16>, [[XS:%[^:]+]]: tensor<2x3xbf16>, [[MS:%[^:]+]]: tensor<bf16>)
+// CHECK-NEXT:    [[DA:%[^,]+]], [[DB:%[^ ]+]] = mixprec.maximum_grad [[G]], [[A]], [[B]] : tensor<4x8xf16>
+// CHECK-NEXT:    [[DA2:%[^,]+]], [[DB2:%[^ ]+]] = mixprec.minimum_grad [[DA]], [[DB]], [[B]] : tensor<4x8xf16>
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.reduce_max_grad [[GK]], [[X]], [[MK]] {dims = array<i64: 1>, keepdim} : tensor<4x1xf32>, tensor<4x8xf32>
+// CHECK-NEXT:    [[DXS:%.+]] = mixprec.reduce_max_grad [[GS]], [[XS]], [[MS]] {dims = array<i64: 0, 1>} : tensor<bf16>, tensor<2x3xbf16>
+// CHECK-NEXT:    return [[DA2]], [[DB2]], [[DX]], [[DXS]]
+
+// GENERIC-LABEL: sym_name = "max_grads"
+// GENERIC: "mixprec.maximum_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) : (tensor<4x8xf16>, tensor<4x8xf16>, tensor<4x8xf16>) -> (tensor<4x8xf16>, tensor<4x8xf16>)
+// GENERIC: "mixprec.minimum_grad"(%{{.+}}#0, %{{.+}}#1, %arg{{[0-9]+}}) : (tensor<4x8xf16>, tensor<4x8xf16>, tensor<4x8xf16>) -> (tensor<4x8xf16>, tensor<4x8xf16>)
+// GENERIC: "mixprec.reduce_max_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{dims = array<i64: 1>, keepdim}> : (tensor<4x1xf32>, tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+// GENERIC: "mixprec.reduce_max_grad"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{dims = array<i64: 0, 1>}> : (tensor<bf16>, tensor<2x3xbf16>, tensor<bf16>) -> tensor<2x3xbf16>
+func.func @max_grads(%g: tensor<4x8xf16>, %a: tensor<4x8xf16>, %b: tensor<4x8xf16>, %gk: tensor<4x1xf32>, %x: tensor<4x8xf32>, %mk: tensor<4x1xf32>, %gs: tensor<bf16>, %xs: tensor<2x3xbf16>, %ms: tensor<bf16>)
+    -> (tensor<4x8xf16>, tensor<4x8xf16>, tensor<4x8xf32>, tensor<2x3xbf16>) {
+  %da, %db = mixprec.maximum_grad %g, %a, %b : tensor<4x8xf16>
+  %da2, %db2 = mixprec.minimum_grad %da, %db, %b : tensor<4x8xf16>
+  %dx = mixprec.reduce_max_grad %gk, %x, %mk {dims = array<i64: 1>, keepdim} : tensor<4x1xf32>, tensor<4x8xf32>
+  %dxs = mixprec.reduce_max_grad %gs, %xs, %ms {dims = array<i64: 0, 1>} : tensor<bf16>, tensor<2x3xbf16>
+  return %da2, %db2, %dx, %dxs : tensor<4x8xf16>, tensor<4x8xf16>, tensor<4x8xf32>, tensor<2x3xbf16>
+}
+
 // CHECK-LABEL: func.func @softmax_grads(
 // CHECK-SAME:    [[G:%[^:]+]]: tensor<8x16xf32>, [[Y:%[^:]+]]: tensor<8x16xf32>, [[GH:%[^:]+]]: tensor<2x4x8xf16>, [[YH:%[^:]+]]: tensor<2x4x8xf16>)
 // CHECK-NEXT:    [[S:%.+]] = mixprec.softmax_grad [[G]], [[Y]] {axis = 1 : i64} : tensor<8x16xf32>

@@ -43,20 +43,25 @@
 // AMP-DAG:     [[DB2_32:%.+]] = mixprec.cast [[DB2]] : tensor<10xf16> to tensor<10xf32>
 // AMP:         return {{%.+}}, [[DW1]], {{%.+}}, [[DW2]], [[DB2_32]] : tensor<f32>, tensor<128x64xf32>, tensor<128xf32>, tensor<10x128xf32>, tensor<10xf32>
 
-// The train-step op becomes the SGD step: the gradients, then per parameter
-// a read of its momentum buffer (declared with zeros), sgd_update with the
-// learning-rate argument, and assigns of the new parameter and buffer.
+// The train-step op becomes the SGD step: the gradients, the step count's
+// increment, then per parameter a read of its momentum buffer (declared with
+// zeros), sgd_update with the learning-rate argument, and assigns of the new
+// parameter and buffer.
 // CHECK-LABEL: func.func @train(
 // CHECK-SAME:    %{{[^:]+}}: tensor<64x64xf32>, %{{[^:]+}}: tensor<64xi32>, [[LR:%[^:]+]]: tensor<f32>) -> tensor<f32> attributes {mixprec.optimizer_step}
 // CHECK:         [[SEED:%.+]] = mixprec.constant {mixprec.loss_seed}
 // CHECK:         [[DW1:%.+]] = mixprec.matmul {{.*}} -> tensor<128x64xf32>
-// CHECK:         [[W1:%.+]] = mixprec.read @fc1_weight : tensor<128x64xf32>
+// CHECK:         [[COUNT:%.+]] = mixprec.read @train.step_count : tensor<i64>
+// CHECK-NEXT:    [[NEXT:%.+]] = mixprec.increment [[COUNT]] : tensor<i64>
+// CHECK-NEXT:    mixprec.assign @train.step_count, [[NEXT]] : tensor<i64>
+// CHECK-NEXT:    [[W1:%.+]] = mixprec.read @fc1_weight : tensor<128x64xf32>
 // CHECK-NEXT:    [[M1:%.+]] = mixprec.read @fc1_weight.momentum_buffer : tensor<128x64xf32>
 // CHECK-NEXT:    [[NEW:%[^,]+]], [[NEWM:%.+]] = mixprec.sgd_update [[W1]], [[DW1]], [[LR]], [[M1]] {momentum = 9.000000e-01 : f64}
 // CHECK-NEXT:    mixprec.assign @fc1_weight, [[NEW]]
 // CHECK-NEXT:    mixprec.assign @fc1_weight.momentum_buffer, [[NEWM]]
 // CHECK-COUNT-3: mixprec.sgd_update
 // CHECK:         return
+// CHECK-DAG:   mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros
 // CHECK-DAG:   mixprec.buffer @fc1_weight.momentum_buffer : tensor<128x64xf32> = #mixprec.zeros
 // CHECK-DAG:   mixprec.buffer @fc2_bias.momentum_buffer : tensor<10xf32> = #mixprec.zeros
 // CHECK-NOT:   mixprec.train_step

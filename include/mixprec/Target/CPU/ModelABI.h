@@ -29,6 +29,24 @@ struct FunctionSignature {
   std::string name;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  /// Built by --mixprec-autodiff from a train step: a trainer can drive it.
+  bool trainStep = false;
+};
+
+/// How the runtime fills a state tensor at creation: the declaration's
+/// initializer reduced to one of three draws (fans already applied).
+struct StateInit {
+  enum Kind { Constant = 0, Uniform = 1, Normal = 2 };
+  Kind kind = Constant;
+  double a = 0.0, b = 0.0; // value | low, high | mean, std
+  uint64_t seed = 0;
+};
+
+/// A parameter or buffer of the model.
+struct StateSpec {
+  TensorSpec tensor;
+  bool trainable;
+  StateInit init;
 };
 
 /// The signatures of the module's public functions, before lowering. Emits
@@ -36,9 +54,19 @@ struct FunctionSignature {
 llvm::FailureOr<std::vector<FunctionSignature>>
 collectSignatures(mlir::ModuleOp module);
 
-/// C source defining the model's function table over the lowered
+/// The model's parameters and buffers in declaration order, read before
+/// --mixprec-expose-state removes their declarations. Emits a located error
+/// for an initializer the runtime cannot reproduce.
+llvm::FailureOr<std::vector<StateSpec>> collectState(mlir::ModuleOp module);
+
+/// The names of the functions that are optimizer steps, read before
+/// --mixprec-expose-state drops their mark.
+std::vector<std::string> trainStepNames(mlir::ModuleOp module);
+
+/// C source defining the model's function and state tables over the lowered
 /// `_mlir_ciface_<name>` entry points.
-std::string emitABISource(llvm::ArrayRef<FunctionSignature> functions);
+std::string emitABISource(llvm::ArrayRef<FunctionSignature> functions,
+                          llvm::ArrayRef<StateSpec> state);
 
 /// A header for users of the compiled model: its functions and tensors.
 std::string emitABIHeader(llvm::ArrayRef<FunctionSignature> functions,

@@ -222,3 +222,19 @@ LogicalResult BatchNormGradOp::verify() {
            << input.getElementType() << "), got " << scale.getElementType();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// reduce_max_grad
+//===----------------------------------------------------------------------===//
+
+/// The forward reduction's checks on `dims`, and grad has its result type.
+LogicalResult ReduceMaxGradOp::verify() {
+  SmallVector<Type> types;
+  if (failed(inferReductionType(getLoc(), getInput(), getDims(), getKeepdim(),
+                                types)))
+    return failure();
+  if (getGrad().getType() != types.front())
+    return emitOpError("grad must be the reduce_max result type ")
+           << types.front() << ", got " << getGrad().getType();
+  return success();
+}

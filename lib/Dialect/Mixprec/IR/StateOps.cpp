@@ -2,6 +2,8 @@
 
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mixprec;
 
@@ -16,14 +18,23 @@ LogicalResult ParameterOp::verify() {
 }
 
 LogicalResult BufferOp::verify() {
+  if (cast<RankedTensorType>(getType()).getElementType().isInteger()) {
+    // Counters start from an exact integer; random draws make no sense.
+    auto constant = dyn_cast<ConstantInitAttr>(getInitializer());
+    double value = constant ? constant.getValue().convertToDouble() : 0.0;
+    if (!isa<ZerosInitAttr, OnesInitAttr, ConstantInitAttr>(getInitializer()) ||
+        value != std::trunc(value))
+      return emitOpError("an integer buffer starts from zeros, ones or an "
+                         "integral constant, not ")
+             << getInitializer();
+  }
   return verifyInitializer(*this, getType(), getInitializer());
 }
 
 /// Finds the parameter or buffer `name` refers to; its declared type goes to
 /// `type`.
 static Operation *lookupState(Operation *user, FlatSymbolRefAttr name,
-                              SymbolTableCollection &symbolTable,
-                              Type &type) {
+                              SymbolTableCollection &symbolTable, Type &type) {
   Operation *decl = symbolTable.lookupNearestSymbolFrom(user, name);
   if (auto parameter = dyn_cast_or_null<ParameterOp>(decl))
     type = parameter.getType();

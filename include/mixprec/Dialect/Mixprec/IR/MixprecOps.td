@@ -20,6 +20,9 @@ def Mixprec_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
 def Mixprec_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Mixprec_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I1, I32, I64]>;
 def Mixprec_F32Tensor : StaticShapeTensorOf<[F32]>;
+// What a buffer can hold: float tensors, and integer counters such as the
+// optimizer's step count.
+def Mixprec_StateTensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I64]>;
 
 class Mixprec_ScalarOf<Type elementType, string elementBuilder>
     : Type<And<[IsRankedTensorTypePred,
@@ -151,14 +154,16 @@ def Mixprec_BufferOp : Mixprec_StateDeclOp<"buffer"> {
   let summary = "non-trainable model state, such as batch-norm statistics";
   let description = [{
     Declares state that the optimizer does not touch; functions update it
-    with `mixprec.assign`.
+    with `mixprec.assign`. Integer buffers (counters such as the optimizer's
+    step count) start from `zeros`, `ones` or an integral `constant`.
 
     ```mlir
     mixprec.buffer @bn1_mean : tensor<8xf32> = #mixprec.zeros
+    mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
-                       TypeAttrOf<Mixprec_FloatTensor>:$type,
+                       TypeAttrOf<Mixprec_StateTensor>:$type,
                        Mixprec_InitializerAttrInterface:$initializer);
   let assemblyFormat = "$sym_name `:` $type `=` $initializer attr-dict";
 }
@@ -168,7 +173,7 @@ def Mixprec_ReadOp : Mixprec_Op<"read", Mixprec_FollowCategory, [
     MemoryEffects<[MemRead<Mixprec_StateResource>]>]> {
   let summary = "reads the current value of a parameter or buffer";
   let arguments = (ins FlatSymbolRefAttr:$state);
-  let results = (outs Mixprec_FloatTensor:$result);
+  let results = (outs Mixprec_StateTensor:$result);
   let assemblyFormat = "$state attr-dict `:` type($result)";
 }
 
@@ -176,7 +181,7 @@ def Mixprec_AssignOp : Mixprec_Op<"assign", Mixprec_FP32Category, [
     Mixprec_KeepsTypes, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
     MemoryEffects<[MemWrite<Mixprec_StateResource>]>]> {
   let summary = "sets a buffer's value for the next step";
-  let arguments = (ins FlatSymbolRefAttr:$buffer, Mixprec_FloatTensor:$value);
+  let arguments = (ins FlatSymbolRefAttr:$buffer, Mixprec_StateTensor:$value);
   let assemblyFormat = "$buffer `,` $value attr-dict `:` type($value)";
 }
 
@@ -832,6 +837,22 @@ def Mixprec_SGDUpdateOp : Mixprec_Op<"sgd_update", Mixprec_FP32Category, [
   let hasVerifier = 1;
 }
 
+def Mixprec_IncrementOp : Mixprec_Op<"increment", Mixprec_FP32Category, [
+    Mixprec_KeepsTypes, Pure, SameOperandsAndResultType]> {
+  let summary = "adds one to an integer counter";
+  let description = [{
+    Advances a 0-d integer counter, such as the optimizer's step count,
+    inside the train step (wrapping at the type's maximum).
+
+    ```mlir
+    %next = mixprec.increment %count : tensor<i64>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Mixprec_I32Scalar, Mixprec_I64Scalar]>:$input);
+  let results = (outs AnyTypeOf<[Mixprec_I32Scalar, Mixprec_I64Scalar]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 def Mixprec_AdamUpdateOp : Mixprec_Op<"adam_update", Mixprec_FP32Category, [
     Mixprec_KeepsTypes, Pure, AllTypesMatch<["param", "param_out"]>,
     AllTypesMatch<["exp_avg", "exp_avg_sq", "exp_avg_out", "exp_avg_sq_out"]>]> {
@@ -903,6 +924,56 @@ def Mixprec_GeluGradOp : Mixprec_Op<"gelu_grad", Mixprec_FollowCategory, [
                         "::mixprec::GeluApproximation::Erf">:$approximate);
   let results = (outs Mixprec_FloatTensor:$result);
   let assemblyFormat = "$grad `,` $input attr-dict `:` type($result)";
+}
+
+class Mixprec_MinMaxGradOp<string mnemonic, string what, string wins>
+    : Mixprec_Op<mnemonic, Mixprec_PromoteCategory, [
+        Pure, AllTypesMatch<["grad", "lhs", "rhs", "dlhs", "drhs"]>]> {
+  let summary = "gradients of " # what # " with respect to both operands";
+  let description = [{
+    PyTorch's rule: an operand gets `grad` where it is }] # wins # [{ and 0
+    where the other operand is; where they are equal each gets `grad / 2`.
+    A NaN compares false both ways, so both operands get `grad` there.
+    `lhs` and `rhs` are the forward op's operands in the result type.
+
+    ```mlir
+    %dlhs, %drhs = mixprec.}] # mnemonic # [{ %g, %a, %b : tensor<4x8xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$grad, Mixprec_FloatTensor:$lhs,
+                       Mixprec_FloatTensor:$rhs);
+  let results = (outs Mixprec_FloatTensor:$dlhs, Mixprec_FloatTensor:$drhs);
+  let assemblyFormat = "$grad `,` $lhs `,` $rhs attr-dict `:` type($grad)";
+}
+
+def Mixprec_MaximumGradOp : Mixprec_MinMaxGradOp<"maximum_grad", "maximum",
+                                                 "the larger">;
+def Mixprec_MinimumGradOp : Mixprec_MinMaxGradOp<"minimum_grad", "minimum",
+                                                 "the smaller">;
+
+def Mixprec_ReduceMaxGradOp : Mixprec_Op<"reduce_max_grad",
+    Mixprec_FollowCategory, [Pure, AllTypesMatch<["grad", "output"]>,
+                             AllTypesMatch<["input", "result"]>]> {
+  let summary = "gradient of reduce_max with respect to its input";
+  let description = [{
+    PyTorch's `amax` backward: the elements equal to their group's maximum
+    `output` share the group's `grad` equally, `(grad / count) * (x ==
+    max)`; the others get 0. A NaN maximum equals nothing, so its group's
+    gradient is NaN, as in PyTorch. `dims` and `keepdim` are the forward
+    op's; `grad` and `output` have its result type.
+
+    ```mlir
+    %dx = mixprec.reduce_max_grad %g, %x, %m {dims = array<i64: 1>} : tensor<8xf32>, tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$grad, Mixprec_FloatTensor:$input,
+                       Mixprec_FloatTensor:$output, DenseI64ArrayAttr:$dims,
+                       UnitAttr:$keepdim);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $output attr-dict `:` type($grad) `,` type($input)
+  }];
+  let hasVerifier = 1;
 }
 
 class Mixprec_SoftmaxLikeGradOp<string mnemonic, string what>

@@ -1,0 +1,516 @@
+//===- Trainer.cpp - the model's state behind the C ABI -------------------===//
+//
+// A trainer owns every parameter and buffer of the model and threads them
+// through the compiled train step and through evaluation functions. Like the
+// rest of the model runtime it uses the C library only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelEntries.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+constexpr const char *kRngStateName = "rng_state";
+constexpr int64_t kNoBatchSize = -1;
+
+const int64_t kRngShape[] = {2};
+const mixprec_tensor_spec kRngSpec = {kRngStateName, MIXPREC_I64, 1, kRngShape};
+
+/// The entry `name`; null, with the error set, when there is none.
+const mixprec_model_entry *entryNamed(const char *name) {
+  const mixprec_model_entry *entry = mixprec_find_entry(name);
+  if (!entry)
+    mixprec_fail(MIXPREC_NOT_FOUND, "no function named '%s'",
+                 name ? name : "(null)");
+  return entry;
+}
+
+/// Where a function's input comes from, or where its output goes.
+enum Source : int32_t { FromCaller = -1, FromRng = -2, FromLearningRate = -3 };
+
+int64_t elementsOf(const mixprec_tensor_spec &spec) {
+  int64_t elements = 1;
+  for (int32_t dim = 0; dim < spec.rank; ++dim)
+    elements *= spec.shape[dim];
+  return elements;
+}
+
+size_t bytesOf(const mixprec_tensor_spec &spec) {
+  return size_t(elementsOf(spec)) * mixprec_dtype_size(spec.dtype);
+}
+
+void *allocateZeroed(size_t bytes) {
+  void *memory = nullptr;
+  // One byte at least: a tensor's data is never null.
+  if (posix_memalign(&memory, 64, bytes ? bytes : 1) != 0)
+    return nullptr;
+  std::memset(memory, 0, bytes ? bytes : 1);
+  return memory;
+}
+
+/// The index of the state tensor `name`, or -1.
+int32_t stateIndex(const char *name) {
+  for (int32_t i = 0; i < mixprec_model_num_states; ++i)
+    if (std::strcmp(mixprec_model_states[i].spec->name, name) == 0)
+      return i;
+  return -1;
+}
+
+//===----------------------------------------------------------------------===//
+// Initial values
+//===----------------------------------------------------------------------===//
+
+/// Philox4x32-10, as python/mixprec/philox.py and the dropout lowering.
+void philox(uint32_t counter[4], uint64_t seed) {
+  uint32_t key0 = uint32_t(seed), key1 = uint32_t(seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    if (round) {
+      key0 += 0x9E3779B9u;
+      key1 += 0xBB67AE85u;
+    }
+    uint64_t product0 = uint64_t(0xD2511F53u) * counter[0];
+    uint64_t product1 = uint64_t(0xCD9E8D57u) * counter[2];
+    uint32_t next[4] = {
+        uint32_t(product1 >> 32) ^ counter[1] ^ key0, uint32_t(product1),
+        uint32_t(product0 >> 32) ^ counter[3] ^ key1, uint32_t(product0)};
+    std::memcpy(counter, next, sizeof(next));
+  }
+}
+
+/// Element `index` of the initial value of `state`, in double.
+double initialValue(const mixprec_model_state &state, uint64_t index) {
+  if (state.init_kind == MIXPREC_INIT_CONSTANT)
+    return state.a;
+  uint32_t words[4] = {uint32_t(index), uint32_t(index >> 32), 0u, 0xFFFFFFFFu};
+  philox(words, state.seed);
+  double u = double(words[0] >> 8) * 0x1p-24;
+  double v = double(words[1] >> 8) * 0x1p-24;
+  if (state.init_kind == MIXPREC_INIT_UNIFORM)
+    return state.a + (state.b - state.a) * u;
+  // Box-Muller; 1 - u is in (0, 1], so the logarithm is finite.
+  return state.a + state.b * std::sqrt(-2.0 * std::log(1.0 - u)) *
+                       std::cos(2.0 * M_PI * v);
+}
+
+/// Rounds to nearest even; NaN stays NaN.
+uint16_t toBF16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if (std::isnan(value))
+    return uint16_t((bits >> 16) | 0x40);
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  return uint16_t(bits >> 16);
+}
+
+void storeElement(void *data, mixprec_dtype dtype, int64_t index,
+                  double value) {
+  switch (dtype) {
+  case MIXPREC_F32:
+    static_cast<float *>(data)[index] = float(value);
+    return;
+  case MIXPREC_F16: {
+    _Float16 half = _Float16(float(value));
+    std::memcpy(static_cast<uint16_t *>(data) + index, &half, sizeof(half));
+    return;
+  }
+  case MIXPREC_BF16:
+    static_cast<uint16_t *>(data)[index] = toBF16(float(value));
+    return;
+  case MIXPREC_I32:
+    static_cast<int32_t *>(data)[index] = int32_t(value);
+    return;
+  case MIXPREC_I64:
+    static_cast<int64_t *>(data)[index] = int64_t(value);
+    return;
+  case MIXPREC_BOOL:
+    static_cast<uint8_t *>(data)[index] = value != 0.0;
+    return;
+  }
+}
+
+void initialize(const mixprec_model_state &state, void *data) {
+  int64_t elements = elementsOf(*state.spec);
+  for (int64_t i = 0; i < elements; ++i)
+    storeElement(data, state.spec->dtype, i, initialValue(state, uint64_t(i)));
+}
+
+/// Checks a caller's tensor against `spec`, the rows of dim 0 excepted when
+/// `rows` is not kNoBatchSize.
+mixprec_status checkTensor(const char *what, const mixprec_tensor *tensor,
+                           const mixprec_tensor_spec &spec, int64_t rows) {
+  if (!tensor || !tensor->data)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "%s ('%s') has no data", what,
+                        spec.name);
+  bool matches = tensor->dtype == spec.dtype && tensor->rank == spec.rank &&
+                 (spec.rank == 0 || tensor->shape);
+  for (int32_t dim = 0; matches && dim < spec.rank; ++dim)
+    matches = tensor->shape[dim] ==
+              (dim == 0 && rows != kNoBatchSize ? rows : spec.shape[dim]);
+  if (matches)
+    return MIXPREC_OK;
+  char expected[160];
+  int length = std::snprintf(expected, sizeof(expected), "%s[",
+                             mixprec_dtype_name(spec.dtype));
+  for (int32_t dim = 0; dim < spec.rank && length < int(sizeof(expected));
+       ++dim) {
+    if (dim == 0 && rows != kNoBatchSize)
+      length += std::snprintf(expected + length, sizeof(expected) - length,
+                              "%lld (rows)", (long long)rows);
+    else
+      length +=
+          std::snprintf(expected + length, sizeof(expected) - length, "%s%lld",
+                        dim ? ", " : "", (long long)spec.shape[dim]);
+  }
+  return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                      "%s ('%s') must be %s], got %s of rank %d", what,
+                      spec.name, expected, mixprec_dtype_name(tensor->dtype),
+                      tensor->rank);
+}
+
+/// Where each input of `function` comes from: a state index, the RNG, the
+/// learning rate (the last input of a train step) or the caller.
+void mapInputs(const mixprec_function &function, bool trainStep,
+               int32_t *sources) {
+  for (int32_t i = 0; i < function.num_inputs; ++i) {
+    const char *name = function.inputs[i].name;
+    if (std::strcmp(name, kRngStateName) == 0)
+      sources[i] = FromRng;
+    else if (trainStep && i == function.num_inputs - 1)
+      sources[i] = FromLearningRate;
+    else
+      sources[i] = stateIndex(name) >= 0 ? stateIndex(name) : FromCaller;
+  }
+}
+
+mixprec_tensor tensorOf(const mixprec_tensor_spec &spec, void *data) {
+  return {data, spec.dtype, spec.rank, spec.shape};
+}
+
+} // namespace
+
+struct mixprec_trainer {
+  const mixprec_model_entry *step;
+  void **state;   // the current value of each state tensor
+  void **updated; // what the step writes, swapped in after it
+  int32_t *inputSources;
+  int32_t *outputStates; // state index of each step output; -1 for the loss
+  mixprec_tensor *inputs, *outputs;
+  int64_t rng[2];
+  int32_t stepCount; // state index of `<step>.step_count`, or -1
+};
+
+extern "C" {
+
+int32_t mixprec_num_states(void) { return mixprec_model_num_states; }
+
+const mixprec_tensor_spec *mixprec_state_at(int32_t index) {
+  if (index < 0 || index >= mixprec_model_num_states)
+    return nullptr;
+  return mixprec_model_states[index].spec;
+}
+
+void mixprec_trainer_destroy(mixprec_trainer *trainer) {
+  if (!trainer)
+    return;
+  for (int32_t i = 0; i < mixprec_model_num_states; ++i) {
+    if (trainer->state)
+      std::free(trainer->state[i]);
+    if (trainer->updated)
+      std::free(trainer->updated[i]);
+  }
+  std::free(trainer->state);
+  std::free(trainer->updated);
+  std::free(trainer->inputSources);
+  std::free(trainer->outputStates);
+  std::free(trainer->inputs);
+  std::free(trainer->outputs);
+  std::free(trainer);
+}
+
+mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
+                                      mixprec_trainer **trainer) {
+  if (!trainer)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no place for the trainer");
+  *trainer = nullptr;
+  const mixprec_model_entry *entry = entryNamed(step);
+  if (!entry)
+    return MIXPREC_NOT_FOUND;
+  const mixprec_function &function = entry->function;
+  if (!entry->train_step)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "'%s' is not a train step (compile the model with "
+                        "--autodiff)",
+                        step);
+  if (function.num_outputs < 1 || function.outputs[0].dtype != MIXPREC_F32 ||
+      function.outputs[0].rank != 0)
+    return mixprec_fail(MIXPREC_INTERNAL, "%s: result 0 is not an f32 loss",
+                        step);
+
+  auto *created =
+      static_cast<mixprec_trainer *>(std::calloc(1, sizeof(mixprec_trainer)));
+  size_t states = size_t(mixprec_model_num_states) + 1;
+  bool allocated =
+      created &&
+      (created->state =
+           static_cast<void **>(std::calloc(states, sizeof(void *)))) &&
+      (created->updated =
+           static_cast<void **>(std::calloc(states, sizeof(void *)))) &&
+      (created->inputSources = static_cast<int32_t *>(
+           std::calloc(size_t(function.num_inputs) + 1, sizeof(int32_t)))) &&
+      (created->outputStates = static_cast<int32_t *>(
+           std::calloc(size_t(function.num_outputs), sizeof(int32_t)))) &&
+      (created->inputs = static_cast<mixprec_tensor *>(std::calloc(
+           size_t(function.num_inputs) + 1, sizeof(mixprec_tensor)))) &&
+      (created->outputs = static_cast<mixprec_tensor *>(
+           std::calloc(size_t(function.num_outputs), sizeof(mixprec_tensor))));
+  for (int32_t i = 0; allocated && i < mixprec_model_num_states; ++i) {
+    size_t bytes = bytesOf(*mixprec_model_states[i].spec);
+    allocated = (created->state[i] = allocateZeroed(bytes)) &&
+                (created->updated[i] = allocateZeroed(bytes));
+    if (allocated)
+      initialize(mixprec_model_states[i], created->state[i]);
+  }
+  if (!allocated) {
+    mixprec_trainer_destroy(created);
+    return mixprec_fail(MIXPREC_INTERNAL, "out of memory creating a trainer");
+  }
+  created->step = entry;
+  created->rng[0] = int64_t(seed);
+  mapInputs(function, /*trainStep=*/true, created->inputSources);
+  created->outputStates[0] = -1;
+  for (int32_t i = 1; i < function.num_outputs; ++i)
+    created->outputStates[i] = stateIndex(function.outputs[i].name);
+  char countName[256];
+  std::snprintf(countName, sizeof(countName), "%s.step_count", step);
+  created->stepCount = stateIndex(countName);
+  *trainer = created;
+  return MIXPREC_OK;
+}
+
+mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
+                                    const mixprec_tensor *batch,
+                                    int32_t num_batch, float lr, float *loss) {
+  if (!trainer)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no trainer");
+  const mixprec_function &function = trainer->step->function;
+  int32_t expected = 0;
+  for (int32_t i = 0; i < function.num_inputs; ++i)
+    expected += trainer->inputSources[i] == FromCaller;
+  if (num_batch != expected || (num_batch > 0 && !batch))
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s: expects %d batch tensors, got %d", function.name,
+                        expected, num_batch);
+  float stepLoss = 0.0f;
+  for (int32_t i = 0, next = 0; i < function.num_inputs; ++i) {
+    int32_t source = trainer->inputSources[i];
+    const mixprec_tensor_spec &spec = function.inputs[i];
+    if (source == FromCaller)
+      trainer->inputs[i] = batch[next++];
+    else if (source == FromRng)
+      trainer->inputs[i] = tensorOf(spec, trainer->rng);
+    else if (source == FromLearningRate)
+      trainer->inputs[i] = tensorOf(spec, &lr);
+    else
+      trainer->inputs[i] = tensorOf(spec, trainer->state[source]);
+  }
+  for (int32_t i = 0; i < function.num_outputs; ++i) {
+    int32_t state = trainer->outputStates[i];
+    trainer->outputs[i] = tensorOf(
+        function.outputs[i], state < 0 ? &stepLoss : trainer->updated[state]);
+  }
+  // The inputs are checked before anything runs: a failed call leaves the
+  // state as it was.
+  if (mixprec_status status =
+          mixprec_call(function.name, trainer->inputs, function.num_inputs,
+                       trainer->outputs, function.num_outputs))
+    return status;
+  for (int32_t i = 1; i < function.num_outputs; ++i) {
+    int32_t state = trainer->outputStates[i];
+    void *previous = trainer->state[state];
+    trainer->state[state] = trainer->updated[state];
+    trainer->updated[state] = previous;
+  }
+  trainer->rng[1] += 1;
+  if (loss)
+    *loss = stepLoss;
+  return MIXPREC_OK;
+}
+
+int64_t mixprec_trainer_step_count(const mixprec_trainer *trainer) {
+  if (!trainer || trainer->stepCount < 0)
+    return 0;
+  return *static_cast<const int64_t *>(trainer->state[trainer->stepCount]);
+}
+
+mixprec_status mixprec_trainer_get(const mixprec_trainer *trainer,
+                                   const char *name,
+                                   const mixprec_tensor *tensor) {
+  if (!trainer || !name)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no trainer or no name");
+  int32_t index = stateIndex(name);
+  bool isRng = std::strcmp(name, kRngStateName) == 0;
+  if (index < 0 && !isRng)
+    return mixprec_fail(MIXPREC_NOT_FOUND, "no parameter or buffer named '%s'",
+                        name);
+  const mixprec_tensor_spec &spec =
+      isRng ? kRngSpec : *mixprec_model_states[index].spec;
+  if (mixprec_status status = checkTensor("tensor", tensor, spec, kNoBatchSize))
+    return status;
+  std::memcpy(tensor->data, isRng ? trainer->rng : trainer->state[index],
+              bytesOf(spec));
+  return MIXPREC_OK;
+}
+
+mixprec_status mixprec_trainer_set(mixprec_trainer *trainer, const char *name,
+                                   const mixprec_tensor *value) {
+  if (!trainer || !name)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no trainer or no name");
+  int32_t index = stateIndex(name);
+  if (std::strcmp(name, kRngStateName) == 0) {
+    if (mixprec_status status =
+            checkTensor("value", value, kRngSpec, kNoBatchSize))
+      return status;
+    std::memcpy(trainer->rng, value->data, sizeof(trainer->rng));
+    return MIXPREC_OK;
+  }
+  if (index < 0)
+    return mixprec_fail(MIXPREC_NOT_FOUND, "no parameter or buffer named '%s'",
+                        name);
+  const mixprec_tensor_spec &spec = *mixprec_model_states[index].spec;
+  if (mixprec_status status = checkTensor("value", value, spec, kNoBatchSize))
+    return status;
+  std::memcpy(trainer->state[index], value->data, bytesOf(spec));
+  return MIXPREC_OK;
+}
+
+mixprec_status mixprec_trainer_evaluate(mixprec_trainer *trainer,
+                                        const char *function, int64_t count,
+                                        const mixprec_tensor *inputs,
+                                        int32_t num_inputs,
+                                        const mixprec_tensor *outputs,
+                                        int32_t num_outputs) {
+  if (!trainer)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no trainer");
+  const mixprec_model_entry *entry = entryNamed(function);
+  if (!entry)
+    return MIXPREC_NOT_FOUND;
+  const mixprec_function &fn = entry->function;
+  if (entry->train_step)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s is a train step; evaluate runs functions that do "
+                        "not update the state",
+                        fn.name);
+  if (count < 1)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s: evaluate needs at least one row, got %lld",
+                        fn.name, (long long)count);
+  if (fn.num_outputs < 1)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s has no results to evaluate", fn.name);
+  for (int32_t i = 0; i < fn.num_outputs; ++i) {
+    const mixprec_tensor_spec &spec = fn.outputs[i];
+    if (stateIndex(spec.name) >= 0)
+      return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                          "%s updates '%s'; evaluate runs functions that do "
+                          "not update the state",
+                          fn.name, spec.name);
+    if (spec.rank == 0)
+      return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                          "%s: result %d is a scalar; evaluate needs "
+                          "per-row results",
+                          fn.name, i);
+  }
+
+  int32_t *sources = static_cast<int32_t *>(
+      std::calloc(size_t(fn.num_inputs) + 1, sizeof(int32_t)));
+  int32_t total = fn.num_inputs + fn.num_outputs;
+  auto *chunks = static_cast<mixprec_tensor *>(
+      std::calloc(size_t(total) + 1, sizeof(mixprec_tensor)));
+  void **buffers =
+      static_cast<void **>(std::calloc(size_t(total) + 1, sizeof(void *)));
+  mixprec_status status = MIXPREC_OK;
+  if (!sources || !chunks || !buffers)
+    status = mixprec_fail(MIXPREC_INTERNAL, "out of memory in evaluate");
+  int32_t callerInputs = 0;
+  if (status == MIXPREC_OK) {
+    mapInputs(fn, /*trainStep=*/false, sources);
+    for (int32_t i = 0; i < fn.num_inputs; ++i)
+      callerInputs += sources[i] == FromCaller;
+    if (num_inputs != callerInputs || num_outputs != fn.num_outputs ||
+        (num_inputs && !inputs) || (num_outputs && !outputs))
+      status = mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                            "%s: expects %d inputs and %d outputs, got %d "
+                            "and %d",
+                            fn.name, callerInputs, fn.num_outputs, num_inputs,
+                            num_outputs);
+  }
+  // The compiled batch: dim 0 of every batched input and output.
+  int64_t batchSize = fn.outputs[0].shape[0];
+  for (int32_t i = 0, next = 0; status == MIXPREC_OK && i < total; ++i) {
+    bool isInput = i < fn.num_inputs;
+    const mixprec_tensor_spec &spec =
+        isInput ? fn.inputs[i] : fn.outputs[i - fn.num_inputs];
+    if (isInput && sources[i] != FromCaller) {
+      chunks[i] = tensorOf(spec, sources[i] == FromRng
+                                     ? static_cast<void *>(trainer->rng)
+                                     : trainer->state[sources[i]]);
+      continue;
+    }
+    const mixprec_tensor *given =
+        isInput ? &inputs[next++] : &outputs[i - fn.num_inputs];
+    if (spec.rank == 0) {
+      status = checkTensor("input", given, spec, kNoBatchSize);
+      chunks[i] = *given;
+      continue;
+    }
+    if (spec.shape[0] != batchSize) {
+      status = mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                            "%s: '%s' has %lld rows, result 0 %lld; evaluate "
+                            "needs one batch dim",
+                            fn.name, spec.name, (long long)spec.shape[0],
+                            (long long)batchSize);
+      continue;
+    }
+    status = checkTensor(isInput ? "input" : "output", given, spec, count);
+    if (status == MIXPREC_OK && !(buffers[i] = allocateZeroed(bytesOf(spec))))
+      status = mixprec_fail(MIXPREC_INTERNAL, "out of memory in evaluate");
+    chunks[i] = tensorOf(spec, buffers[i]);
+  }
+  // Chunks of the compiled batch, the last one padded with zero rows.
+  for (int64_t first = 0; status == MIXPREC_OK && first < count;
+       first += batchSize) {
+    int64_t rows = count - first < batchSize ? count - first : batchSize;
+    for (int32_t i = 0, next = 0; i < fn.num_inputs; ++i) {
+      if (sources[i] != FromCaller)
+        continue;
+      const mixprec_tensor &given = inputs[next++];
+      if (!buffers[i])
+        continue;
+      size_t rowBytes = bytesOf(fn.inputs[i]) / size_t(batchSize);
+      std::memset(buffers[i], 0, bytesOf(fn.inputs[i]));
+      std::memcpy(buffers[i],
+                  static_cast<const char *>(given.data) + first * rowBytes,
+                  size_t(rows) * rowBytes);
+    }
+    status = mixprec_call(fn.name, chunks, fn.num_inputs,
+                          chunks + fn.num_inputs, fn.num_outputs);
+    for (int32_t o = 0; status == MIXPREC_OK && o < fn.num_outputs; ++o) {
+      size_t rowBytes = bytesOf(fn.outputs[o]) / size_t(batchSize);
+      std::memcpy(static_cast<char *>(outputs[o].data) + first * rowBytes,
+                  buffers[fn.num_inputs + o], size_t(rows) * rowBytes);
+    }
+  }
+  for (int32_t i = 0; buffers && i < total; ++i)
+    std::free(buffers[i]);
+  std::free(buffers);
+  std::free(chunks);
+  std::free(sources);
+  return status;
+}
+
+} // extern "C"

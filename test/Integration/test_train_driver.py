@@ -1,0 +1,106 @@
+"""`mixprec-run train`: the training loop over .npy data, its progress
+lines, its evaluation, and its errors."""
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import mixprec
+import reference_models
+from test_train_step import mlp_source
+
+PROGRESS = re.compile(r"^step (\d+)  loss (\d+\.\d+)  samples/s (\d+)$")
+
+
+def train(*args):
+    return subprocess.run([mixprec.tool_path("mixprec-run"), "train"] +
+                          [str(a) for a in args], capture_output=True,
+                          text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    """The MLP with a @predict function, compiled with its train step, and
+    the digits split as .npy files."""
+    directory = tmp_path_factory.mktemp("train")
+    source = directory / "mlp.mlir"
+    source.write_text(mlp_source())
+    library = directory / "libmlp.so"
+    proc = subprocess.run([mixprec.tool_path("mixprec-compile"), source, "-o",
+                           library, "--autodiff"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    x_train, y_train, x_test, y_test = reference_models.digits()
+    files = {}
+    for name, value in (("x_train", x_train), ("y_train", y_train),
+                        ("x_test", x_test), ("y_test", y_test)):
+        files[name] = directory / (name + ".npy")
+        np.save(files[name], value.numpy())
+    return library, files
+
+
+def test_trains_digits_to_the_target_accuracy(setup):
+    library, files = setup
+    proc = train(library, "--data", files["x_train"], "--data",
+                 files["y_train"], "--lr", "0.1", "--steps", "600",
+                 "--log-every", "100", "--eval", "predict", "--eval-data",
+                 files["x_test"], "--eval-labels", files["y_test"])
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    progress = [PROGRESS.match(line) for line in lines[:6]]
+    assert all(progress), lines
+    assert [int(m.group(1)) for m in progress] == list(range(100, 700, 100))
+    losses = [float(m.group(2)) for m in progress]
+    assert losses[-1] < 0.2 and losses[0] < 2.3
+    assert lines[6].startswith("trained 600 steps of 64 samples in ")
+    accuracy = re.match(r"^predict accuracy (\d\.\d+) on 297 samples$",
+                        lines[7])
+    assert accuracy and float(accuracy.group(1)) >= 0.96, lines[7]
+
+
+def test_the_same_seed_trains_the_same_model(setup):
+    library, files = setup
+    args = (library, "--data", files["x_train"], "--data", files["y_train"],
+            "--lr", "0.1", "--steps", "30", "--log-every", "10")
+    losses = [[line.split()[3] for line in train(*args).stdout.splitlines()
+               if line.startswith("step ")] for _ in range(2)]
+    assert losses[0] == losses[1] and len(losses[0]) == 3
+    other = train(*args, "--seed", "1").stdout
+    assert [line.split()[3] for line in other.splitlines()
+            if line.startswith("step ")] != losses[0]
+
+
+@pytest.mark.parametrize("args, message", [
+    ((), "no --data arrays"),
+    (("--data", "{x_train}"), "train takes 2 batch inputs, got 1 --data"),
+    (("--data", "{y_train}", "--data", "{x_train}"),
+     "must be f32 with the shape of batch input 'arg0'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--lr", "fast"),
+     "--lr needs a number >= 0, got 'fast'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--steps", "0"),
+     "--steps needs an integer >= 1"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--eval", "predict"),
+     "--eval, --eval-data and --eval-labels go together"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--bogus", "1"),
+     "unknown option '--bogus'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--step", "loss"),
+     "'loss' is not a train step"),
+    (("--data", "missing.npy", "--data", "{y_train}"), "missing.npy"),
+])
+def test_bad_options_are_errors(setup, args, message):
+    library, files = setup
+    args = [a.format(**{k: str(v) for k, v in files.items()}) for a in args]
+    proc = train(library, *args)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("mixprec-run train: error: ") or \
+        proc.stderr.startswith("mixprec-run: error: "), proc.stderr
+    assert message in proc.stderr, proc.stderr
+
+
+def test_help_lists_the_options():
+    proc = subprocess.run([mixprec.tool_path("mixprec-run"), "train",
+                           "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0
+    for option in ("--data", "--lr", "--steps", "--seed", "--eval"):
+        assert option in proc.stdout

@@ -1,0 +1,192 @@
+"""The trainer C ABI (mixprec_trainer_*, mixprec.h): deterministic
+initialization from the declarations, state by name, evaluation in chunks,
+and the errors that leave the state untouched."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from harness import compile_mlir
+from mixprec import ModelError, philox
+
+MODEL = """
+mixprec.parameter @w : tensor<6x4x3x3xf32> = #mixprec.kaiming_uniform<a = 2.23606797749979, seed = 7>
+mixprec.parameter @v : tensor<5x6xf32> = #mixprec.xavier_normal<gain = 2.0, seed = 3>
+mixprec.parameter @u : tensor<100xf32> = #mixprec.uniform<low = -2.0, high = 3.0, seed = 11>
+mixprec.parameter @n : tensor<1000xf32> = #mixprec.normal<mean = 1.0, std = 0.5, seed = 12>
+mixprec.parameter @c : tensor<3xf32> = #mixprec.constant<0.25>
+mixprec.buffer @ones : tensor<2xf32> = #mixprec.ones
+mixprec.buffer @count : tensor<i32> = #mixprec.constant<7.0>
+
+func.func @loss(%x: tensor<4x5xf32>) -> tensor<f32> {
+  %v = mixprec.read @v : tensor<5x6xf32>
+  %y = mixprec.matmul %x, %v : tensor<4x5xf32>, tensor<5x6xf32> -> tensor<4x6xf32>
+  %l = mixprec.reduce_mean %y {dims = array<i64: 0, 1>} : tensor<4x6xf32>
+  return %l : tensor<f32>
+}
+
+func.func @project(%x: tensor<4x5xf32>, %shift: tensor<f32>) -> tensor<4x6xf32> {
+  %v = mixprec.read @v : tensor<5x6xf32>
+  %y = mixprec.matmul %x, %v : tensor<4x5xf32>, tensor<5x6xf32> -> tensor<4x6xf32>
+  %s = mixprec.broadcast %shift : tensor<f32> -> tensor<4x6xf32>
+  %z = mixprec.add %y, %s : tensor<4x6xf32>, tensor<4x6xf32>
+  return %z : tensor<4x6xf32>
+}
+
+func.func @total(%x: tensor<4x5xf32>) -> tensor<f32> {
+  %l = mixprec.reduce_sum %x {dims = array<i64: 0, 1>} : tensor<4x5xf32>
+  return %l : tensor<f32>
+}
+
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+"""
+
+
+@pytest.fixture(scope="module")
+def model():
+    return compile_mlir(MODEL, ("--autodiff",))
+
+
+def draws(seed, count):
+    """u and v of mixprec.h's initialization contract, in float64."""
+    index = np.arange(count, dtype=np.uint64)
+    words = philox.philox4x32_10(
+        (index & 0xFFFFFFFF, index >> np.uint64(32), 0, 0xFFFFFFFF),
+        (seed & 0xFFFFFFFF, seed >> 32))
+    return ((words[0] >> 8).astype(np.float64) * 2.0**-24,
+            (words[1] >> 8).astype(np.float64) * 2.0**-24)
+
+
+def test_uniform_initializers_follow_the_contract_bit_for_bit(model):
+    trainer = model.trainer()
+    u, _ = draws(11, 100)
+    np.testing.assert_array_equal(trainer.get("u"),
+                                  (-2.0 + 5.0 * u).astype(np.float32))
+    # kaiming_uniform(a = sqrt(5)) on a conv weight: fan_in = 4 * 3 * 3,
+    # torch.nn.init's bound gain * sqrt(3 / fan_in).
+    gain = math.sqrt(2.0 / (1.0 + 5.0))
+    bound = gain * math.sqrt(3.0 / 36.0)
+    u, _ = draws(7, 6 * 4 * 3 * 3)
+    expected = (-bound + 2.0 * bound * u).astype(np.float32).reshape(6, 4, 3, 3)
+    np.testing.assert_array_equal(trainer.get("w"), expected)
+    assert np.abs(expected).max() <= bound
+
+
+def test_normal_initializers_follow_the_contract(model):
+    trainer = model.trainer()
+    u, v = draws(12, 1000)
+    z = np.sqrt(-2.0 * np.log(1.0 - u)) * np.cos(2.0 * np.pi * v)
+    n = trainer.get("n")
+    np.testing.assert_allclose(n, 1.0 + 0.5 * z, rtol=1e-6, atol=1e-7)
+    assert abs(n.mean() - 1.0) < 0.05 and abs(n.std() - 0.5) < 0.05
+    # xavier_normal(gain 2): std = 2 * sqrt(2 / (fan_in + fan_out)).
+    u, v = draws(3, 30)
+    z = np.sqrt(-2.0 * np.log(1.0 - u)) * np.cos(2.0 * np.pi * v)
+    np.testing.assert_allclose(trainer.get("v").ravel(),
+                               2.0 * math.sqrt(2.0 / 11.0) * z, rtol=1e-6)
+
+
+def test_constant_initializers_and_integer_buffers(model):
+    trainer = model.trainer()
+    np.testing.assert_array_equal(trainer.get("c"), np.full(3, 0.25))
+    np.testing.assert_array_equal(trainer.get("ones"), np.ones(2))
+    assert trainer.get("count") == 7
+    assert trainer.get("train.step_count") == 0 == trainer.step_count
+
+
+def test_initialization_is_deterministic_and_the_rng_starts_at_the_seed(
+        model):
+    first, second = model.trainer(seed=5), model.trainer(seed=6)
+    for spec in model.state:
+        np.testing.assert_array_equal(first.get(spec.name),
+                                      second.get(spec.name))
+    np.testing.assert_array_equal(first.get("rng_state"), [5, 0])
+    np.testing.assert_array_equal(second.get("rng_state"), [6, 0])
+
+
+def test_step_threads_state_and_advances_count_and_rng(model):
+    trainer = model.trainer(seed=9)
+    x = np.random.default_rng(0).random((4, 5), dtype=np.float32)
+    v = trainer.get("v")
+    loss = trainer.step([x], 0.5)
+    assert loss == pytest.approx(float((x @ v).mean()), rel=1e-6)
+    # d mean(x v) / dv = x^T 1 / 24; SGD without momentum.
+    expected = v - np.float32(0.5) * (x.T @ np.ones((4, 6), np.float32) / 24)
+    np.testing.assert_allclose(trainer.get("v"), expected, rtol=1e-6)
+    assert trainer.step_count == 1
+    np.testing.assert_array_equal(trainer.get("rng_state"), [9, 1])
+    trainer.set("rng_state", np.array([1, 41], np.int64))
+    trainer.step([x], 0.5)
+    np.testing.assert_array_equal(trainer.get("rng_state"), [1, 42])
+    assert trainer.step_count == 2
+
+
+def test_set_then_get_round_trips(model):
+    trainer = model.trainer()
+    value = np.arange(30, dtype=np.float32).reshape(5, 6)
+    trainer.set("v", value)
+    np.testing.assert_array_equal(trainer.get("v"), value)
+
+
+def test_evaluate_runs_any_row_count_with_pass_through_scalars(model):
+    trainer = model.trainer()
+    v = trainer.get("v")
+    x = np.random.default_rng(1).random((11, 5), dtype=np.float32)
+    shift = np.array(0.5, np.float32)
+    for rows in (1, 4, 11):
+        (y,) = trainer.evaluate("project", [x[:rows], shift])
+        np.testing.assert_allclose(y, x[:rows] @ v + 0.5, rtol=1e-6,
+                                   atol=1e-6)
+
+
+def state_snapshot(model, trainer):
+    return {spec.name: trainer.get(spec.name) for spec in model.state}
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda t: t.step([np.zeros((4, 5), np.float64)], 0.1),
+     "input 6 ('arg0') must be f32"),
+    (lambda t: t.step([np.zeros((3, 5), np.float32)], 0.1),
+     "('arg0') dim 0 must be 4, got 3"),
+    (lambda t: t.step([], 0.1), "expects 1 batch tensors, got 0"),
+    (lambda t: t.set("v", np.zeros((6, 5), np.float32)),
+     "value ('v') must be f32[5, 6], got f32 of rank 2"),
+    (lambda t: t.set("count", np.zeros((), np.int64)),
+     "value ('count') must be i32[], got i64"),
+    (lambda t: t.get("missing"), "no parameter or buffer named 'missing'"),
+    (lambda t: t.evaluate("train", [np.zeros((4, 5), np.float32)]),
+     "train is a train step"),
+    (lambda t: t.evaluate("total", [np.zeros((4, 5), np.float32)]),
+     "total: result 0 is a scalar; evaluate needs per-row results"),
+    (lambda t: t.evaluate("project", [np.zeros((4, 6), np.float32),
+                                      np.zeros((), np.float32)]),
+     "input ('arg0') must be f32[4 (rows), 5]"),
+])
+def test_errors_are_reported_and_leave_the_state_untouched(model, call,
+                                                          message):
+    trainer = model.trainer()
+    before = state_snapshot(model, trainer)
+    with pytest.raises(ModelError) as error:
+        call(trainer)
+    assert message in str(error.value)
+    after = state_snapshot(model, trainer)
+    for name, value in before.items():
+        assert after[name].tobytes() == value.tobytes(), name
+    assert trainer.step_count == 0
+
+
+def test_create_needs_a_train_step(model):
+    with pytest.raises(ModelError, match="'loss' is not a train step"):
+        model.trainer("loss")
+    with pytest.raises(ModelError, match="no function named 'nope'"):
+        model.trainer("nope")
+
+
+def test_kaiming_bound_matches_torch():
+    # The contract's bound is torch.nn.init's: same fans, same gain.
+    weight = torch.empty(6, 4, 3, 3)
+    fan_in, _ = torch.nn.init._calculate_fan_in_and_fan_out(weight)
+    gain = torch.nn.init.calculate_gain("leaky_relu", math.sqrt(5))
+    assert gain * math.sqrt(3.0 / fan_in) == pytest.approx(
+        math.sqrt(2.0 / 6.0) * math.sqrt(3.0 / 36.0))

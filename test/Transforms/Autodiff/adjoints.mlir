@@ -1,0 +1,133 @@
+// RUN: mixprec-opt %s -split-input-file --mixprec-autodiff | FileCheck %s
+
+// Adjoints of maximum, minimum, reduce_max, strided slices and eval-mode
+// batch_norm.
+
+// maximum and minimum: maximum_grad / minimum_grad in the result type, on
+// the operands cast to it; each operand's gradient is cast back to its own
+// type.
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK:         [[A:%.+]] = mixprec.read @a : tensor<4x8xf16>
+// CHECK-NEXT:    [[B:%.+]] = mixprec.read @b : tensor<4x8xf32>
+// CHECK-NEXT:    [[M:%.+]] = mixprec.maximum [[A]], [[B]]
+// CHECK:         [[G:%.+]] = mixprec.broadcast {{.*}} -> tensor<4x8xf32>
+// CHECK-NEXT:    [[DM:%[^,]+]], [[DB1:%[^ ]+]] = mixprec.minimum_grad [[G]], [[M]], [[B]] : tensor<4x8xf32>
+// CHECK-NEXT:    [[A32:%.+]] = mixprec.cast [[A]] : tensor<4x8xf16> to tensor<4x8xf32>
+// CHECK-NEXT:    [[DA32:%[^,]+]], [[DB2:%[^ ]+]] = mixprec.maximum_grad [[DM]], [[A32]], [[B]] : tensor<4x8xf32>
+// CHECK-NEXT:    [[DA:%.+]] = mixprec.cast [[DA32]] : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK-NEXT:    [[DB:%.+]] = mixprec.add [[DB1]], [[DB2]]
+// CHECK-NEXT:    return {{%.+}}, [[DA]], [[DB]]
+mixprec.parameter @a : tensor<4x8xf16> = #mixprec.zeros
+mixprec.parameter @b : tensor<4x8xf32> = #mixprec.zeros
+func.func @loss() -> tensor<f32> {
+  %a = mixprec.read @a : tensor<4x8xf16>
+  %b = mixprec.read @b : tensor<4x8xf32>
+  %m = mixprec.maximum %a, %b : tensor<4x8xf16>, tensor<4x8xf32>
+  %n = mixprec.minimum %m, %b : tensor<4x8xf32>, tensor<4x8xf32>
+  %l = mixprec.reduce_sum %n {dims = array<i64: 0, 1>} : tensor<4x8xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// reduce_max: reduce_max_grad takes the forward result and attributes.
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK:         [[X:%.+]] = mixprec.read @x : tensor<4x8xf32>
+// CHECK-NEXT:    [[MAX:%.+]] = mixprec.reduce_max [[X]] {dims = array<i64: 1>, keepdim}
+// CHECK:         [[G:%.+]] = mixprec.broadcast {{.*}} -> tensor<4x1xf32>
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.reduce_max_grad [[G]], [[X]], [[MAX]] {dims = array<i64: 1>, keepdim} : tensor<4x1xf32>, tensor<4x8xf32>
+// CHECK-NEXT:    return {{%.+}}, [[DX]]
+mixprec.parameter @x : tensor<4x8xf32> = #mixprec.zeros
+func.func @loss() -> tensor<f32> {
+  %x = mixprec.read @x : tensor<4x8xf32>
+  %m = mixprec.reduce_max %x {dims = array<i64: 1>, keepdim} : tensor<4x8xf32>
+  %l = mixprec.reduce_sum %m {dims = array<i64: 0, 1>} : tensor<4x1xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// A strided slice: per dim, stride - 1 zeros after each element (cut where
+// the input ends), then zeros before and after. Rows 1, 4, 7 of 9: the
+// spread 9 rows are cut to 8; columns 2, 4, 6, 8 of 11: the spread 8 fit.
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK:         [[G:%.+]] = mixprec.broadcast {{.*}} -> tensor<3x4xf32>
+// CHECK-NEXT:    [[G3:%.+]] = mixprec.reshape [[G]] : tensor<3x4xf32> -> tensor<3x1x4xf32>
+// CHECK-NEXT:    [[Z:%.+]] = mixprec.constant dense<0.000000e+00> : tensor<3x2x4xf32>
+// CHECK-NEXT:    [[S:%.+]] = mixprec.concat [[G3]], [[Z]] {axis = 1 : i64}
+// CHECK-NEXT:    [[ROWS:%.+]] = mixprec.reshape [[S]] : tensor<3x3x4xf32> -> tensor<9x4xf32>
+// CHECK-NEXT:    [[CUT:%.+]] = mixprec.slice [[ROWS]] {offsets = array<i64: 0, 0>, sizes = array<i64: 8, 4>} : tensor<9x4xf32>
+// CHECK-NEXT:    [[Z:%.+]] = mixprec.constant dense<0.000000e+00> : tensor<1x4xf32>
+// CHECK-NEXT:    [[PADDED:%.+]] = mixprec.concat [[Z]], [[CUT]] {axis = 0 : i64} : tensor<1x4xf32>, tensor<8x4xf32>
+// CHECK-NEXT:    [[G3:%.+]] = mixprec.reshape [[PADDED]] : tensor<9x4xf32> -> tensor<9x4x1xf32>
+// CHECK-NEXT:    [[Z:%.+]] = mixprec.constant dense<0.000000e+00> : tensor<9x4x1xf32>
+// CHECK-NEXT:    [[S:%.+]] = mixprec.concat [[G3]], [[Z]] {axis = 2 : i64}
+// CHECK-NEXT:    [[COLS:%.+]] = mixprec.reshape [[S]] : tensor<9x4x2xf32> -> tensor<9x8xf32>
+// CHECK-NEXT:    [[BEFORE:%.+]] = mixprec.constant dense<0.000000e+00> : tensor<9x2xf32>
+// CHECK-NEXT:    [[AFTER:%.+]] = mixprec.constant dense<0.000000e+00> : tensor<9x1xf32>
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.concat [[BEFORE]], [[COLS]], [[AFTER]] {axis = 1 : i64}
+// CHECK-NEXT:    return {{%.+}}, [[DX]] : tensor<f32>, tensor<9x11xf32>
+mixprec.parameter @x : tensor<9x11xf32> = #mixprec.zeros
+func.func @loss() -> tensor<f32> {
+  %x = mixprec.read @x : tensor<9x11xf32>
+  %s = mixprec.slice %x {offsets = array<i64: 1, 2>, sizes = array<i64: 3, 4>, strides = array<i64: 3, 2>} : tensor<9x11xf32>
+  %l = mixprec.reduce_sum %s {dims = array<i64: 0, 1>} : tensor<3x4xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// Eval-mode batch_norm: affine per channel, in FP32 whatever the input
+// type. dx = g * scale * rstd, dscale = sum(g * xhat), dbias = sum(g), each
+// rounded once to f16. The running statistics are buffers: their gradients
+// are dropped as dead code.
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK:         [[X:%.+]] = mixprec.read @x : tensor<2x4x3x3xf16>
+// CHECK-NEXT:    [[S:%.+]] = mixprec.read @g : tensor<4xf16>
+// CHECK-NEXT:    mixprec.read @b
+// CHECK-NEXT:    [[MEAN:%.+]] = mixprec.read @mean : tensor<4xf32>
+// CHECK-NEXT:    [[VAR:%.+]] = mixprec.read @var : tensor<4xf32>
+// CHECK:         [[G:%.+]] = mixprec.cast {{.*}} to tensor<2x4x3x3xf16>
+// CHECK-NEXT:    [[EPS:%.+]] = mixprec.constant dense<9.99999974E-6> : tensor<4xf32>
+// CHECK-NEXT:    [[VE:%.+]] = mixprec.add [[VAR]], [[EPS]]
+// CHECK-NEXT:    [[RSTD:%.+]] = mixprec.rsqrt [[VE]] : tensor<4xf32>
+// CHECK-NEXT:    [[S32:%.+]] = mixprec.cast [[S]] : tensor<4xf16> to tensor<4xf32>
+// CHECK-NEXT:    [[FACTOR:%.+]] = mixprec.mul [[S32]], [[RSTD]]
+// CHECK-NEXT:    [[G32:%.+]] = mixprec.cast [[G]] : tensor<2x4x3x3xf16> to tensor<2x4x3x3xf32>
+// CHECK-NEXT:    [[F4:%.+]] = mixprec.reshape [[FACTOR]] : tensor<4xf32> -> tensor<1x4x1x1xf32>
+// CHECK-NEXT:    [[FB:%.+]] = mixprec.broadcast [[F4]] : tensor<1x4x1x1xf32> -> tensor<2x4x3x3xf32>
+// CHECK-NEXT:    [[DX32:%.+]] = mixprec.mul [[G32]], [[FB]]
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.cast [[DX32]] : tensor<2x4x3x3xf32> to tensor<2x4x3x3xf16>
+// CHECK-NEXT:    [[R4:%.+]] = mixprec.reshape [[RSTD]] : tensor<4xf32> -> tensor<1x4x1x1xf32>
+// CHECK-NEXT:    [[RB:%.+]] = mixprec.broadcast [[R4]]
+// CHECK-NEXT:    [[M4:%.+]] = mixprec.reshape [[MEAN]] : tensor<4xf32> -> tensor<1x4x1x1xf32>
+// CHECK-NEXT:    [[MB:%.+]] = mixprec.broadcast [[M4]]
+// CHECK-NEXT:    [[X32:%.+]] = mixprec.cast [[X]] : tensor<2x4x3x3xf16> to tensor<2x4x3x3xf32>
+// CHECK-NEXT:    [[XC:%.+]] = mixprec.sub [[X32]], [[MB]]
+// CHECK-NEXT:    [[XHAT:%.+]] = mixprec.mul [[XC]], [[RB]]
+// CHECK-NEXT:    [[GXHAT:%.+]] = mixprec.mul [[G32]], [[XHAT]]
+// CHECK-NEXT:    [[DS32:%.+]] = mixprec.reduce_sum [[GXHAT]] {dims = array<i64: 0, 2, 3>}
+// CHECK-NEXT:    [[DS:%.+]] = mixprec.cast [[DS32]] : tensor<4xf32> to tensor<4xf16>
+// CHECK-NEXT:    [[DB32:%.+]] = mixprec.reduce_sum [[G32]] {dims = array<i64: 0, 2, 3>}
+// CHECK-NEXT:    [[DB:%.+]] = mixprec.cast [[DB32]] : tensor<4xf32> to tensor<4xf16>
+// CHECK-NEXT:    return {{%.+}}, [[DX]], [[DS]], [[DB]]
+mixprec.parameter @x : tensor<2x4x3x3xf16> = #mixprec.zeros
+mixprec.parameter @g : tensor<4xf16> = #mixprec.ones
+mixprec.parameter @b : tensor<4xf16> = #mixprec.zeros
+mixprec.buffer @mean : tensor<4xf32> = #mixprec.zeros
+mixprec.buffer @var : tensor<4xf32> = #mixprec.ones
+func.func @loss() -> tensor<f32> {
+  %x = mixprec.read @x : tensor<2x4x3x3xf16>
+  %g = mixprec.read @g : tensor<4xf16>
+  %b = mixprec.read @b : tensor<4xf16>
+  %mean = mixprec.read @mean : tensor<4xf32>
+  %var = mixprec.read @var : tensor<4xf32>
+  %y, %m, %v = mixprec.batch_norm %x, %mean, %var scale %g bias %b {training = false} : tensor<2x4x3x3xf16>, tensor<4xf32>, tensor<4xf16>, tensor<4xf16>
+  %y32 = mixprec.cast %y : tensor<2x4x3x3xf16> to tensor<2x4x3x3xf32>
+  %l = mixprec.reduce_sum %y32 {dims = array<i64: 0, 1, 2, 3>} : tensor<2x4x3x3xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
