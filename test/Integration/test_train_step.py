@@ -8,6 +8,7 @@ name, every batch goes through mixprec_trainer_step, the test set through
 mixprec_trainer_evaluate.
 """
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -151,30 +152,40 @@ def test_adamw_matches_pytorch_for_100_steps_on_the_mlp(digits):
                                atol=1e-10)
 
 
-def test_adamw_matches_pytorch_for_100_steps_on_the_transformer_block():
-    # Eval-mode dropout, random tokens and labels, lr 1e-3, AdamW as the
-    # example declares it (weight decay 0.01 on the rank-2 weights but the
-    # embeddings).
+@pytest.mark.parametrize("optimizer_name", ["adamw", "sgd"])
+def test_matches_pytorch_for_100_steps_on_the_transformer_block(
+        optimizer_name):
+    # Eval-mode dropout, random tokens and labels. AdamW as the example
+    # declares it (lr 1e-3, weight decay 0.01 on the rank-2 weights but the
+    # embeddings), or SGD with momentum 0.9 (lr 0.05).
     text = (EXAMPLES / "transformer.mlir").read_text()
     for stream in range(3):
         attrs = "{p = 0.1 : f64, stream = %d : i64}" % stream
         assert attrs in text
         text = text.replace(attrs, attrs[:-1] + ", training = false}")
+    lr = 1e-3
+    if optimizer_name == "sgd":
+        text = re.sub(r"#mixprec\.adamw<[^>]*>", "#mixprec.sgd<momentum = 0.9>",
+                      text)
+        lr = 0.05
     model = compile_mlir(text, ("--autodiff",))
     trainer = model.trainer()
     # PyTorch's weights are the trainer's own initial ones.
     weights = {spec.name: torch.tensor(trainer.get(spec.name),
                                        requires_grad=True)
                for spec in model.state if "." not in spec.name}
-    decayed = [w for name, w in weights.items()
-               if w.dim() == 2 and "embedding" not in name]
-    optimizer = adamw_reference(list(weights.values()), decayed, lr=1e-3)
+    if optimizer_name == "sgd":
+        optimizer = torch.optim.SGD(weights.values(), lr=lr, momentum=0.9)
+    else:
+        decayed = [w for name, w in weights.items()
+                   if w.dim() == 2 and "embedding" not in name]
+        optimizer = adamw_reference(list(weights.values()), decayed, lr=lr)
     generator = np.random.default_rng(0)
     losses = []
     for _ in range(100):
         tokens = generator.integers(0, 100, (8, 16), dtype=np.int32)
         labels = generator.integers(0, 4, (8,), dtype=np.int32)
-        losses.append(trainer.step([tokens, labels], 1e-3))
+        losses.append(trainer.step([tokens, labels], lr))
         optimizer.zero_grad()
         expected = reference_models.transformer_loss(
             weights, torch.from_numpy(tokens), torch.from_numpy(labels),
