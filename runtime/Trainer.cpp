@@ -6,20 +6,44 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ModelEntries.h"
+#include "TrainerState.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+namespace mixprec::runtime {
+
+const int64_t kRngShape[] = {2};
+const mixprec_tensor_spec kRngSpec = {"rng_state", MIXPREC_I64, 1, kRngShape};
+
+int64_t elementsOf(const mixprec_tensor_spec &spec) {
+  int64_t elements = 1;
+  for (int32_t dim = 0; dim < spec.rank; ++dim)
+    elements *= spec.shape[dim];
+  return elements;
+}
+
+size_t bytesOf(const mixprec_tensor_spec &spec) {
+  return size_t(elementsOf(spec)) * mixprec_dtype_size(spec.dtype);
+}
+
+int32_t stateIndex(const char *name) {
+  for (int32_t i = 0; i < mixprec_model_num_states; ++i)
+    if (std::strcmp(mixprec_model_states[i].spec->name, name) == 0)
+      return i;
+  return -1;
+}
+
+} // namespace mixprec::runtime
+
+using namespace mixprec::runtime;
+
 namespace {
 
 constexpr const char *kRngStateName = "rng_state";
 constexpr int64_t kNoBatchSize = -1;
-
-const int64_t kRngShape[] = {2};
-const mixprec_tensor_spec kRngSpec = {kRngStateName, MIXPREC_I64, 1, kRngShape};
 
 /// The entry `name`; null, with the error set, when there is none.
 const mixprec_model_entry *entryNamed(const char *name) {
@@ -33,17 +57,6 @@ const mixprec_model_entry *entryNamed(const char *name) {
 /// Where a function's input comes from, or where its output goes.
 enum Source : int32_t { FromCaller = -1, FromRng = -2, FromLearningRate = -3 };
 
-int64_t elementsOf(const mixprec_tensor_spec &spec) {
-  int64_t elements = 1;
-  for (int32_t dim = 0; dim < spec.rank; ++dim)
-    elements *= spec.shape[dim];
-  return elements;
-}
-
-size_t bytesOf(const mixprec_tensor_spec &spec) {
-  return size_t(elementsOf(spec)) * mixprec_dtype_size(spec.dtype);
-}
-
 void *allocateZeroed(size_t bytes) {
   void *memory = nullptr;
   // One byte at least: a tensor's data is never null.
@@ -51,14 +64,6 @@ void *allocateZeroed(size_t bytes) {
     return nullptr;
   std::memset(memory, 0, bytes ? bytes : 1);
   return memory;
-}
-
-/// The index of the state tensor `name`, or -1.
-int32_t stateIndex(const char *name) {
-  for (int32_t i = 0; i < mixprec_model_num_states; ++i)
-    if (std::strcmp(mixprec_model_states[i].spec->name, name) == 0)
-      return i;
-  return -1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -187,22 +192,18 @@ void mapInputs(const mixprec_function &function, bool trainStep,
   }
 }
 
+/// The index of the state tensor `<step>.<suffix>`, or -1.
+int32_t stepStateIndex(const char *step, const char *suffix) {
+  char name[256];
+  std::snprintf(name, sizeof(name), "%s.%s", step, suffix);
+  return stateIndex(name);
+}
+
 mixprec_tensor tensorOf(const mixprec_tensor_spec &spec, void *data) {
   return {data, spec.dtype, spec.rank, spec.shape};
 }
 
 } // namespace
-
-struct mixprec_trainer {
-  const mixprec_model_entry *step;
-  void **state;   // the current value of each state tensor
-  void **updated; // what the step writes, swapped in after it
-  int32_t *inputSources;
-  int32_t *outputStates; // state index of each step output; -1 for the loss
-  mixprec_tensor *inputs, *outputs;
-  int64_t rng[2];
-  int32_t stepCount; // state index of `<step>.step_count`, or -1
-};
 
 extern "C" {
 
@@ -285,9 +286,11 @@ mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
   created->outputStates[0] = -1;
   for (int32_t i = 1; i < function.num_outputs; ++i)
     created->outputStates[i] = stateIndex(function.outputs[i].name);
-  char countName[256];
-  std::snprintf(countName, sizeof(countName), "%s.step_count", step);
-  created->stepCount = stateIndex(countName);
+  created->stepCount = stepStateIndex(step, "step_count");
+  created->lossScale = stepStateIndex(step, "loss_scale");
+  created->skipped = stepStateIndex(step, "skipped");
+  created->skippedSteps = stepStateIndex(step, "skipped_steps");
+  created->finiteGradients = stepStateIndex(step, "finite_gradients");
   *trainer = created;
   return MIXPREC_OK;
 }
@@ -345,6 +348,40 @@ int64_t mixprec_trainer_step_count(const mixprec_trainer *trainer) {
   if (!trainer || trainer->stepCount < 0)
     return 0;
   return *static_cast<const int64_t *>(trainer->state[trainer->stepCount]);
+}
+
+float mixprec_trainer_loss_scale(const mixprec_trainer *trainer) {
+  if (!trainer || trainer->lossScale < 0)
+    return 1.0f;
+  return *static_cast<const float *>(trainer->state[trainer->lossScale]);
+}
+
+int32_t mixprec_trainer_skipped(const mixprec_trainer *trainer) {
+  if (!trainer || trainer->skipped < 0)
+    return 0;
+  return *static_cast<const uint8_t *>(trainer->state[trainer->skipped]);
+}
+
+int64_t mixprec_trainer_skipped_steps(const mixprec_trainer *trainer) {
+  if (!trainer || trainer->skippedSteps < 0)
+    return 0;
+  return *static_cast<const int64_t *>(trainer->state[trainer->skippedSteps]);
+}
+
+const char *mixprec_trainer_nonfinite_parameter(const mixprec_trainer *trainer,
+                                                int32_t index) {
+  if (!trainer || trainer->finiteGradients < 0 || index < 0)
+    return nullptr;
+  // Flag k belongs to the k-th parameter in declaration order.
+  const auto *finite =
+      static_cast<const uint8_t *>(trainer->state[trainer->finiteGradients]);
+  for (int32_t i = 0, parameter = 0; i < mixprec_model_num_states; ++i) {
+    if (!mixprec_model_states[i].trainable)
+      continue;
+    if (!finite[parameter++] && index-- == 0)
+      return mixprec_model_states[i].spec->name;
+  }
+  return nullptr;
 }
 
 mixprec_status mixprec_trainer_get(const mixprec_trainer *trainer,

@@ -43,6 +43,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.loss_scale_update", AutocastCategory::FP32},
       {"mixprec.sgd_update", AutocastCategory::FP32},
       {"mixprec.increment", AutocastCategory::FP32},
+      {"mixprec.select", AutocastCategory::FP32},
       {"mixprec.adam_update", AutocastCategory::FP32},
       // Backward ops have their forward op's category.
       {"mixprec.softmax_grad", AutocastCategory::FP32},

@@ -147,8 +147,18 @@ class Trainer:
         lib.mixprec_trainer_step.argtypes = [
             ctypes.c_void_p, ctypes.POINTER(_Tensor), ctypes.c_int32,
             ctypes.c_float, ctypes.POINTER(ctypes.c_float)]
-        lib.mixprec_trainer_step_count.argtypes = [ctypes.c_void_p]
-        lib.mixprec_trainer_step_count.restype = ctypes.c_int64
+        for name, restype in (("step_count", ctypes.c_int64),
+                              ("loss_scale", ctypes.c_float),
+                              ("skipped", ctypes.c_int32),
+                              ("skipped_steps", ctypes.c_int64)):
+            function = getattr(lib, "mixprec_trainer_" + name)
+            function.argtypes = [ctypes.c_void_p]
+            function.restype = restype
+        lib.mixprec_trainer_nonfinite_parameter.argtypes = [ctypes.c_void_p,
+                                                            ctypes.c_int32]
+        lib.mixprec_trainer_nonfinite_parameter.restype = ctypes.c_char_p
+        for name in ("mixprec_trainer_save", "mixprec_trainer_load"):
+            getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         for name in ("mixprec_trainer_get", "mixprec_trainer_set"):
             getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_char_p,
                                            ctypes.POINTER(_Tensor)]
@@ -180,6 +190,41 @@ class Trainer:
     @property
     def step_count(self):
         return self.model._lib.mixprec_trainer_step_count(self._handle)
+
+    @property
+    def loss_scale(self):
+        """The scale the next step uses (1.0 without loss scaling)."""
+        return self.model._lib.mixprec_trainer_loss_scale(self._handle)
+
+    @property
+    def skipped(self):
+        """Whether the last step was skipped (a gradient was not finite)."""
+        return bool(self.model._lib.mixprec_trainer_skipped(self._handle))
+
+    @property
+    def skipped_steps(self):
+        return self.model._lib.mixprec_trainer_skipped_steps(self._handle)
+
+    @property
+    def nonfinite_parameters(self):
+        """The parameters whose gradients had an Inf or NaN last step."""
+        names, lib = [], self.model._lib
+        while True:
+            name = lib.mixprec_trainer_nonfinite_parameter(self._handle,
+                                                           len(names))
+            if name is None:
+                return names
+            names.append(name.decode())
+
+    def save(self, path):
+        """Writes a checkpoint atomically (temporary file, fsync, rename)."""
+        self.model._check(self.model._lib.mixprec_trainer_save(
+            self._handle, str(path).encode()))
+
+    def load(self, path):
+        """Restores a checkpoint; a bad file raises and changes nothing."""
+        self.model._check(self.model._lib.mixprec_trainer_load(
+            self._handle, str(path).encode()))
 
     def _spec(self, name):
         if name == "rng_state":

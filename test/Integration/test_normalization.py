@@ -376,10 +376,12 @@ def test_mse(reduction, dtype):
 ALL_FINITE_INPUTS = [((37, 53), "f32"), ((29,), "f16"), ((3, 5, 7), "bf16")]
 ALL_FINITE = module([
     op_function("all_finite3", [tensor_type(s, d) for s, d in
-                                ALL_FINITE_INPUTS], ["tensor<i1>"],
+                                ALL_FINITE_INPUTS],
+                ["tensor<i1>", "tensor<3xi1>"],
                 "mixprec.all_finite %a0, %a1, %a2 : " + ", ".join(
                     tensor_type(s, d) for s, d in ALL_FINITE_INPUTS)),
-    op_function("all_finite1", [tensor_type((37, 53), "f16")], ["tensor<i1>"],
+    op_function("all_finite1", [tensor_type((37, 53), "f16")],
+                ["tensor<i1>", "tensor<1xi1>"],
                 "mixprec.all_finite %a0 : " + tensor_type((37, 53), "f16")),
 ])
 
@@ -404,10 +406,11 @@ NON_FINITE = [(0, (36, 52), INF), (0, (0, 0), NAN), (0, (17, 30), -INF),
 
 
 def check_all_finite(function, inputs):
-    (result,) = run(ALL_FINITE, function, inputs)
-    expected = all(bool(t.float().isfinite().all()) for t in inputs)
+    result, each = run(ALL_FINITE, function, inputs)
+    expected = [bool(t.float().isfinite().all()) for t in inputs]
     assert result.dtype == torch.bool and result.shape == ()
-    assert bool(result) == expected
+    assert bool(result) == all(expected)
+    assert each.dtype == torch.bool and each.tolist() == expected
 
 
 def test_all_finite_of_finite_inputs():

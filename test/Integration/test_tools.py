@@ -29,7 +29,11 @@ ABI_FUNCTIONS = ["mixprec_abi_version", "mixprec_num_functions",
                  "mixprec_state_at", "mixprec_trainer_create",
                  "mixprec_trainer_destroy", "mixprec_trainer_step",
                  "mixprec_trainer_step_count", "mixprec_trainer_get",
-                 "mixprec_trainer_set", "mixprec_trainer_evaluate"]
+                 "mixprec_trainer_set", "mixprec_trainer_evaluate",
+                 "mixprec_trainer_loss_scale", "mixprec_trainer_skipped",
+                 "mixprec_trainer_skipped_steps",
+                 "mixprec_trainer_nonfinite_parameter", "mixprec_trainer_save",
+                 "mixprec_trainer_load"]
 
 # Shared libraries a model may need.
 ALLOWED_NEEDED = re.compile(

@@ -13,6 +13,7 @@
 #include "mixprec/Conversion/Pipelines.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
 #include "mixprec/Target/CPU/ModelABI.h"
+#include "mixprec/Transforms/AmpPipeline.h"
 #include "mixprec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -72,6 +73,12 @@ static cl::opt<bool>
                       "(--mixprec-autodiff) after autocast"),
              cl::init(false));
 static cl::opt<std::string>
+    amp("amp",
+        cl::desc("Mixed-precision training: the --mixprec-amp pipeline with "
+                 "these options (\"precision=f16 loss-scaling=dynamic ...\"; "
+                 "\"\" for its defaults); replaces --autocast and --autodiff"),
+        cl::ValueOptional, cl::init("none"));
+static cl::opt<std::string>
     headerFile("header", cl::desc("Header to write (default: beside -o)"),
                cl::init(""));
 static cl::opt<std::string>
@@ -130,6 +137,15 @@ int main(int argc, char **argv) {
   if (autocast != "none" && autocast != "f16" && autocast != "bf16")
     return fail("unknown --autocast '" + autocast +
                 "' (expected none, f16 or bf16)");
+  std::unique_ptr<mixprec::AmpOptions> ampOptions;
+  if (amp != "none") {
+    if (autocast != "none" || autodiff)
+      return fail("--amp runs autocast and autodiff itself; drop --autocast "
+                  "and --autodiff");
+    ampOptions = mixprec::AmpOptions::createFromString(amp);
+    if (!ampOptions)
+      return fail("bad --amp options '" + amp + "'");
+  }
 
   // The CPU pipeline is assembled from upstream passes by name.
   registerAllPasses();
@@ -156,6 +172,8 @@ int main(int argc, char **argv) {
   // Autocast and autodiff; the ABI is the signature once state is
   // arguments and results (below).
   PassManager training(&context);
+  if (ampOptions)
+    mixprec::buildAmpPipeline(training, *ampOptions);
   if (autocast != "none") {
     mixprec::MixprecAutocastOptions autocastOptions;
     autocastOptions.precision = autocast;

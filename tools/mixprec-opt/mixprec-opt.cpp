@@ -9,6 +9,7 @@
 #include "mixprec/Conversion/Passes.h"
 #include "mixprec/Conversion/Pipelines.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
+#include "mixprec/Transforms/AmpPipeline.h"
 #include "mixprec/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -22,12 +23,13 @@ int main(int argc, char **argv) {
   mixprec::registerMixprecConversionPasses();
   mixprec::registerCPUPipeline();
   mixprec::registerMixprecTransformsPasses();
+  mixprec::registerAmpPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<mixprec::MixprecDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
 
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "mixprec optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "mixprec optimizer driver\n", registry));
 }

@@ -107,6 +107,10 @@ struct TrainerABI {
   mixprec_status (*step)(mixprec_trainer *, const mixprec_tensor *, int32_t,
                          float, float *);
   int64_t (*stepCount)(const mixprec_trainer *);
+  float (*lossScale)(const mixprec_trainer *);
+  int64_t (*skippedSteps)(const mixprec_trainer *);
+  int32_t (*numStates)();
+  const mixprec_tensor_spec *(*stateAt)(int32_t);
   mixprec_status (*evaluate)(mixprec_trainer *, const char *, int64_t,
                              const mixprec_tensor *, int32_t,
                              const mixprec_tensor *, int32_t);
@@ -122,6 +126,10 @@ struct TrainerABI {
            get(destroy, "mixprec_trainer_destroy") &&
            get(step, "mixprec_trainer_step") &&
            get(stepCount, "mixprec_trainer_step_count") &&
+           get(lossScale, "mixprec_trainer_loss_scale") &&
+           get(skippedSteps, "mixprec_trainer_skipped_steps") &&
+           get(numStates, "mixprec_num_states") &&
+           get(stateAt, "mixprec_state_at") &&
            get(evaluate, "mixprec_trainer_evaluate") &&
            get(lastError, "mixprec_last_error");
   }
@@ -166,6 +174,10 @@ const char *trainUsage() {
          "[options]\n"
          "  --data A.npy        one per batch input of the step, in order; "
          "samples along dim 0\n"
+         "  --amp OPTIONS       (model.mlir only) compile with the "
+         "mixed-precision pipeline,\n"
+         "                      e.g. \"precision=f16\" (default: FP32, "
+         "--autodiff)\n"
          "  --step NAME         the train step (default train)\n"
          "  --lr X              learning rate (default 0.01)\n"
          "  --steps N           optimizer steps (default 100)\n"
@@ -199,6 +211,12 @@ int runTrain(const ModelLibrary &library,
     mixprec_trainer *trainer;
     ~Destroy() { abi.destroy(trainer); }
   } destroy{abi, trainer};
+
+  // Progress shows the loss scale where the step has one.
+  bool scaled = false;
+  std::string scaleName = options.step + ".loss_scale";
+  for (int32_t i = 0; i < abi.numStates(); ++i)
+    scaled |= scaleName == abi.stateAt(i)->name;
 
   // The batch inputs are the step's inputs named arg<i>, but the last (the
   // learning rate).
@@ -270,9 +288,12 @@ int runTrain(const ModelLibrary &library,
       auto now = std::chrono::steady_clock::now();
       double seconds = std::chrono::duration<double>(now - logStart).count();
       int64_t sinceLog = (s % options.logEvery) + 1;
-      std::printf("step %lld  loss %.6f  samples/s %.0f\n",
-                  (long long)abi.stepCount(trainer), loss,
-                  double(sinceLog * batchSize) / seconds);
+      std::printf("step %lld  loss %.6f  samples/s %.0f", (long long)(s + 1),
+                  loss, double(sinceLog * batchSize) / seconds);
+      if (scaled)
+        std::printf("  scale %g  skipped %lld", abi.lossScale(trainer),
+                    (long long)abi.skippedSteps(trainer));
+      std::printf("\n");
       std::fflush(stdout);
       logStart = now;
     }
@@ -281,9 +302,14 @@ int runTrain(const ModelLibrary &library,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   std::printf("trained %lld steps of %lld samples in %.3f s (%.0f samples/s)"
-              ", final loss %.6f\n",
+              ", final loss %.6f",
               (long long)options.steps, (long long)batchSize, seconds,
               double(options.steps * batchSize) / seconds, loss);
+  if (scaled)
+    std::printf(", %lld skipped, %lld applied",
+                (long long)abi.skippedSteps(trainer),
+                (long long)abi.stepCount(trainer));
+  std::printf("\n");
 
   if (options.evalFunction.empty())
     return 0;

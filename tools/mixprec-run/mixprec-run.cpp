@@ -115,10 +115,11 @@ struct CompiledModel {
 };
 
 /// Compiles `source` with the mixprec-compile next to this executable (found
-/// through /proc/self/exe, so also when this one was found on PATH).
-bool compileModel(const char *argv0, const std::string &source, bool autodiff,
-                  CompiledModel &compiled, std::string &library,
-                  std::string &error) {
+/// through /proc/self/exe, so also when this one was found on PATH), adding
+/// `option` unless it is empty.
+bool compileModel(const char *argv0, const std::string &source,
+                  const std::string &option, CompiledModel &compiled,
+                  std::string &library, std::string &error) {
   std::string tool = selfDirectory(argv0) + "mixprec-compile";
   const char *tmp = std::getenv("TMPDIR");
   std::string pattern =
@@ -133,7 +134,7 @@ bool compileModel(const char *argv0, const std::string &source, bool autodiff,
   pid_t pid = fork();
   if (pid == 0) {
     execl(tool.c_str(), tool.c_str(), source.c_str(), "-o", library.c_str(),
-          autodiff ? "--autodiff" : static_cast<char *>(nullptr),
+          option.empty() ? static_cast<char *>(nullptr) : option.c_str(),
           static_cast<char *>(nullptr));
     std::perror(tool.c_str());
     _exit(127);
@@ -163,6 +164,16 @@ int main(int argc, char **argv) {
   bool train = std::string(argv[1]) == "train";
   std::string model = argv[train ? 2 : 1];
   std::string function = train ? "" : argv[2];
+  // A model compiled here for training gets its train step: --autodiff, or
+  // the mixed-precision pipeline of `--amp OPTIONS`.
+  std::vector<std::string> trainArgs;
+  std::string compileOption = train ? "--autodiff" : "";
+  for (int i = 3; i < argc && train; ++i) {
+    if (std::string(argv[i]) == "--amp" && i + 1 < argc)
+      compileOption = std::string("--amp=") + argv[++i];
+    else
+      trainArgs.push_back(argv[i]);
+  }
   std::vector<std::string> inputPaths, outputPaths;
   for (int i = 3; i < argc && !train; ++i) {
     std::string flag = argv[i];
@@ -179,16 +190,14 @@ int main(int argc, char **argv) {
   {
     CompiledModel compiled; // a loaded library stays mapped once removed
     if (endsWith(model, ".mlir") &&
-        !compileModel(argv[0], model, /*autodiff=*/train, compiled, library,
-                      error))
+        !compileModel(argv[0], model, compileOption, compiled, library, error))
       return fail(error);
     lib = mixprec::ModelLibrary::open(library, error);
   }
   if (!lib)
     return fail(error);
   if (train)
-    return mixprec::runTrain(*lib,
-                             std::vector<std::string>(argv + 3, argv + argc));
+    return mixprec::runTrain(*lib, trainArgs);
 
   if (function == "--list") {
     for (const mixprec_function *fn : lib->functions()) {

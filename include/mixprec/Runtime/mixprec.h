@@ -128,6 +128,29 @@ mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
 /* Steps taken (the step's `<step>.step_count` buffer). */
 int64_t mixprec_trainer_step_count(const mixprec_trainer *trainer);
 
+/* Steps compiled with loss scaling (--amp): the scale the next step uses
+ * (1 without loss scaling), whether the last step was skipped because a
+ * gradient was not finite (its update not applied), how many steps were
+ * skipped, and the index-th parameter (0, 1, ...) whose gradient had an Inf
+ * or NaN in the last step (null past the last one). */
+float mixprec_trainer_loss_scale(const mixprec_trainer *trainer);
+int32_t mixprec_trainer_skipped(const mixprec_trainer *trainer);
+int64_t mixprec_trainer_skipped_steps(const mixprec_trainer *trainer);
+const char *mixprec_trainer_nonfinite_parameter(const mixprec_trainer *trainer,
+                                                int32_t index);
+
+/* Checkpoints: every parameter and buffer (moments, step count, loss-scale
+ * state) and the RNG state. Saving writes a temporary file beside `path`,
+ * fsyncs it and renames it over `path`, so a crash leaves the old
+ * checkpoint or the new one. Loading checks the format version, a checksum
+ * and every tensor's name, dtype and shape against the model before it
+ * changes anything: a truncated, corrupted or foreign file is refused and
+ * the trainer is untouched. */
+mixprec_status mixprec_trainer_save(const mixprec_trainer *trainer,
+                                    const char *path);
+mixprec_status mixprec_trainer_load(mixprec_trainer *trainer,
+                                    const char *path);
+
 /* Copies the parameter or buffer `name` (or "rng_state") out of / into the
  * trainer; `tensor` must have its exact dtype and shape. */
 mixprec_status mixprec_trainer_get(const mixprec_trainer *trainer,

@@ -100,7 +100,7 @@ def MixprecAutocast : Pass<"mixprec-autocast", "::mlir::ModuleOp"> {
 }
 
 def MixprecAutodiff : Pass<"mixprec-autodiff", "::mlir::ModuleOp"> {
-  let summary = "Reverse-mode gradients and the SGD train step";
+  let summary = "Reverse-mode gradients and the optimizer's train step";
   let description = [{
     For each `mixprec.train_step @<step> forward @<loss>`, adds
     `@<step>_gradients` with the forward function's arguments, returning the
@@ -115,19 +115,20 @@ def MixprecAutodiff : Pass<"mixprec-autodiff", "::mlir::ModuleOp"> {
     and accumulate in FP32); the adjoint of a cast is a cast back; a value
     used several times gets the sum of its gradients in FP32; broadcasts are
     undone by sums; dropout's adjoint applies the same Philox mask.
-    Forward ops without an adjoint yet are reported with their location.
+    A forward op without an adjoint is reported with its location.
 
-    With an SGD optimizer, `mixprec.train_step @<step>` is then replaced by
+    `mixprec.train_step @<step>` is then replaced by
     `func.func @<step>(batch..., %lr: tensor<f32>) -> loss` (marked
-    `mixprec.optimizer_step`): the gradient computation, then one
-    `mixprec.sgd_update` per parameter (weight decay for rank >= 2 unless the
-    optimizer or the parameter says otherwise), whose results are assigned
-    to the parameter and, with momentum, to a new zero-initialized buffer
-    `@<parameter>.momentum_buffer`. `--mixprec-expose-state` then makes it
-    the functional step `(state..., batch..., lr) -> (loss, state'...)`.
-    Adam and AdamW steps need the optimizer step count as state, which is
-    not built yet: for them only the gradient function is added (with a
-    warning).
+    `mixprec.optimizer_step`): the gradient computation (once per
+    micro-batch with `accumulation_steps`, averaged in FP32), the increment
+    of the step count (buffer `@<step>.step_count : tensor<i64>`), then one
+    `mixprec.sgd_update` or `mixprec.adam_update` per parameter (weight
+    decay for rank >= 2 unless the optimizer or the parameter says
+    otherwise), whose results are assigned to the parameter and to new
+    zero-initialized f32 moment buffers (`@<parameter>.momentum_buffer`,
+    `@<parameter>.exp_avg`, `@<parameter>.exp_avg_sq`).
+    `--mixprec-expose-state` then makes it the functional step
+    `(state..., batch..., lr) -> (loss, state'...)`.
 
     ```mlir
     mixprec.parameter @w : tensor<4x8xf32> = #mixprec.zeros
@@ -145,6 +146,113 @@ def MixprecAutodiff : Pass<"mixprec-autodiff", "::mlir::ModuleOp"> {
         -> (tensor<f32>, tensor<4x8xf32> {mixprec.gradient_of = @w})
     ```
   }];
+}
+
+def MixprecMasterWeights : Pass<"mixprec-master-weights", "::mlir::ModuleOp"> {
+  let summary = "Storage types of parameters: FP32 masters, or pure 16-bit";
+  let description = [{
+    Runs after `--mixprec-autodiff`, on the optimizer-step functions.
+
+    `mode=fp32` (the default): every parameter is stored in FP32. A
+    parameter declared 16-bit becomes FP32 and its reads are cast to the
+    declared type once per function (the working copy); every gradient
+    reaches its optimizer update in FP32, and the update writes the FP32
+    master. Optimizer state is FP32 in both modes.
+
+    `mode=none` (Apex O3, to show the lost-update problem): a parameter
+    whose every read is cast to one 16-bit type (its working copy after
+    autocast) is stored in that type: the read yields it directly, and the
+    update takes a gradient of that type and rounds the new value to it.
+
+    ```mlir
+    mixprec.parameter @w : tensor<4x8xf32> = #mixprec.zeros
+    func.func @train(%x: tensor<2x8xf16>, %lr: tensor<f32>) -> tensor<f32>
+        attributes {mixprec.optimizer_step} {
+      %w = mixprec.read @w : tensor<4x8xf32>
+      %w16 = mixprec.cast %w : tensor<4x8xf32> to tensor<4x8xf16>
+      ...
+      %new = mixprec.sgd_update %w, %g, %lr : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+      mixprec.assign @w, %new : tensor<4x8xf32>
+    }
+    ```
+    becomes with `mode=none`
+    ```mlir
+    mixprec.parameter @w : tensor<4x8xf16> = #mixprec.zeros
+      %w16 = mixprec.read @w : tensor<4x8xf16>
+      %g16 = mixprec.cast %g : tensor<4x8xf32> to tensor<4x8xf16>
+      %new = mixprec.sgd_update %w16, %g16, %lr : (tensor<4x8xf16>, tensor<4x8xf16>, tensor<f32>) -> tensor<4x8xf16>
+    ```
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"fp32\"",
+           "fp32 (FP32 master copies) or none (pure 16-bit parameters)">,
+  ];
+}
+
+def MixprecLossScaling : Pass<"mixprec-loss-scaling", "::mlir::ModuleOp"> {
+  let summary = "Loss scaling, the all-finite check and the conditional update";
+  let description = [{
+    Runs after `--mixprec-autodiff` (and `--mixprec-master-weights`), on
+    every optimizer-step function `@<step>`:
+    - the loss seed (`mixprec.loss_seed`) is multiplied by the scale;
+    - every gradient entering an optimizer update is unscaled in FP32
+      (multiplied by the FP32 reciprocal of the scale, as PyTorch's
+      GradScaler);
+    - one `mixprec.all_finite` covers all unscaled gradients;
+    - with `max-grad-norm > 0` the unscaled gradients are clipped to that
+      global L2 norm (PyTorch's `clip_grad_norm_`);
+    - every value an optimizer update, or the step count's increment,
+      assigns is selected against the old one: a step with a non-finite
+      gradient leaves parameters, moments and the step count bit-identical;
+    - the buffers `@<step>.skipped : tensor<i1>`, `@<step>.skipped_steps :
+      tensor<i64>` and `@<step>.finite_gradients : tensor<Nxi1>` (one flag
+      per parameter, in declaration order) record what happened.
+
+    `mode=dynamic` keeps `(scale, tracker, hysteresis)` in the buffers
+    `@<step>.loss_scale`, `@<step>.loss_scale_tracker` and
+    `@<step>.loss_scale_hysteresis` and updates them with
+    `mixprec.loss_scale_update` (ARCHITECTURE.md §1); `mode=static` keeps the
+    scale at `init-scale`; `mode=none` changes nothing.
+
+    ```mlir
+    %seed = mixprec.constant {mixprec.loss_seed} dense<1.0> : tensor<f32>
+    ...
+    %new = mixprec.sgd_update %w, %g, %lr : ...
+    mixprec.assign @w, %new : tensor<4x8xf32>
+    ```
+    becomes
+    ```mlir
+    %s = mixprec.read @train.loss_scale : tensor<f32>
+    %seed = mixprec.mul %seed1, %s : tensor<f32>, tensor<f32>
+    ...
+    %g32 = mixprec.mul %g, %inverse_scale : ...
+    %ok, %each = mixprec.all_finite %g32, ... : ...
+    %new = mixprec.sgd_update %w, %g32, %lr : ...
+    %kept = mixprec.select %ok, %new, %w : tensor<4x8xf32>
+    mixprec.assign @w, %kept : tensor<4x8xf32>
+    %s2, %t2, %h2 = mixprec.loss_scale_update %s, %t, %h, %ok {...}
+    ```
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
+           "dynamic, static or none">,
+    Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
+           "initial (or static) loss scale">,
+    Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
+           "scale multiplier after growth-interval clean steps">,
+    Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
+           "scale multiplier on overflow">,
+    Option<"growthInterval", "growth-interval", "int64_t", /*default=*/"2000",
+           "clean steps before the scale grows">,
+    Option<"hysteresis", "hysteresis", "int64_t", /*default=*/"1",
+           "overflows tolerated before the scale backs off">,
+    Option<"minScale", "min-scale", "double", /*default=*/"1.0",
+           "the scale never backs off below this">,
+    Option<"maxScale", "max-scale", "double", /*default=*/"16777216.0",
+           "the scale never grows above this (2^24, as Apex)">,
+    Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
+           "clip unscaled gradients to this global L2 norm (0: no clipping)">,
+  ];
 }
 
 def MixprecPrecisionReport

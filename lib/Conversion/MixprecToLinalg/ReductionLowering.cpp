@@ -197,8 +197,8 @@ struct MseLowering : public OpRewritePattern<MseOp> {
   }
 };
 
-/// true iff |x| < +inf (ordered) for every element of every input: the
-/// ordered comparison is false for NaN as well as for +-Inf.
+/// Per input: true iff |x| < +inf (ordered) for every element, which is
+/// false for NaN as well as for +-Inf; `result` is the conjunction.
 struct AllFiniteLowering : public OpRewritePattern<AllFiniteOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AllFiniteOp op,
@@ -206,17 +206,17 @@ struct AllFiniteLowering : public OpRewritePattern<AllFiniteOp> {
     Location loc = op.getLoc();
     Value init =
         arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
-    Value result =
-        linalg::FillOp::create(rewriter, loc, init,
-                               emptyTensor(rewriter, loc, op.getType()))
-            .getResult(0);
-    // One reduction per input, chained through the accumulator.
+    Value all = init;
+    SmallVector<Value> each;
     for (Value input : op.getInputs()) {
       int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
-      result = reduceInputs(
+      Value flag = reduceInputs(
           rewriter, loc, rank, allDims(rank), input,
           AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()),
-          result, [](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          linalg::FillOp::create(rewriter, loc, init,
+                                 emptyTensor(rewriter, loc, op.getResult().getType()))
+              .getResult(0),
+          [](OpBuilder &b, Location loc, ValueRange args) -> Value {
             Value inf =
                 f32Constant(b, loc, std::numeric_limits<double>::infinity());
             Value finite = arith::CmpFOp::create(
@@ -224,8 +224,14 @@ struct AllFiniteLowering : public OpRewritePattern<AllFiniteOp> {
                 math::AbsFOp::create(b, loc, args[1]), inf);
             return arith::AndIOp::create(b, loc, args[0], finite);
           });
+      each.push_back(tensor::ExtractOp::create(rewriter, loc, flag));
+      all = arith::AndIOp::create(rewriter, loc, all, each.back());
     }
-    rewriter.replaceOp(op, result);
+    Value result = tensor::FromElementsOp::create(
+        rewriter, loc, op.getResult().getType(), all);
+    Value flags = tensor::FromElementsOp::create(rewriter, loc,
+                                                 op.getEach().getType(), each);
+    rewriter.replaceOp(op, ValueRange{result, flags});
     return success();
   }
 };

@@ -230,8 +230,33 @@ struct SGDUpdateLowering : public OpRewritePattern<SGDUpdateOp> {
 };
 
 //===----------------------------------------------------------------------===//
-// increment
+// select, increment
 //===----------------------------------------------------------------------===//
+
+struct SelectLowering : public OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value condition = extractScalar(rewriter, loc, op.getCondition());
+    auto type = cast<RankedTensorType>(op.getType());
+    SmallVector<AffineMap> maps(3, AffineMap::getMultiDimIdentityMap(
+                                       type.getRank(), rewriter.getContext()));
+    SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                               utils::IteratorType::parallel);
+    auto select = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{op.getTrueValue(), op.getFalseValue()},
+        ValueRange{emptyTensor(rewriter, loc, type)}, maps, iterators,
+        [&](OpBuilder &b, Location nested, ValueRange args) {
+          linalg::YieldOp::create(
+              b, nested,
+              arith::SelectOp::create(b, nested, condition, args[0], args[1])
+                  .getResult());
+        });
+    rewriter.replaceOp(op, select.getResults());
+    return success();
+  }
+};
 
 struct IncrementLowering : public OpRewritePattern<IncrementOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -348,6 +373,6 @@ struct AdamUpdateLowering : public OpRewritePattern<AdamUpdateOp> {
 } // namespace
 
 void mixprec::populateTrainingLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LossScaleUpdateLowering, SGDUpdateLowering, IncrementLowering,
-               AdamUpdateLowering>(patterns.getContext());
+  patterns.add<LossScaleUpdateLowering, SGDUpdateLowering, SelectLowering,
+               IncrementLowering, AdamUpdateLowering>(patterns.getContext());
 }

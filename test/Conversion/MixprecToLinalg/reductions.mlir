@@ -216,16 +216,16 @@ func.func @mse_f32_sum(%x: tensor<8xf32>, %t: tensor<8xf32>) -> tensor<f32> {
 
 // -----
 
-// all_finite: true, then one reduction per input chained through the i1
-// accumulator; |x| <ordered> +inf is false for NaN and for +-Inf. No
-// fast-math flags.
+// all_finite: one reduction per input into its own flag (filled with true);
+// |x| <ordered> +inf is false for NaN and for +-Inf. `each` gathers the
+// flags, `result` is their conjunction. No fast-math flags.
 
 // CHECK-LABEL: func.func @all_finite(
-// CHECK-SAME: %[[A:[^:]+]]: tensor<4x10xf16>, %[[B:[^:]+]]: tensor<3xbf16>, %[[C:[^:]+]]: tensor<f32>) -> tensor<i1>
+// CHECK-SAME: %[[A:[^:]+]]: tensor<4x10xf16>, %[[B:[^:]+]]: tensor<3xbf16>, %[[C:[^:]+]]: tensor<f32>) -> (tensor<i1>, tensor<3xi1>)
 // CHECK-NOT: fastmath
 // CHECK: %[[TRUE:.+]] = arith.constant true
 // CHECK: %[[INIT:.+]] = linalg.fill ins(%[[TRUE]] : i1) outs(%{{.+}} : tensor<i1>)
-// CHECK: %[[OK0:.+]] = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[A]] : tensor<4x10xf16>) outs(%[[INIT]] : tensor<i1>)
+// CHECK: %[[R0:.+]] = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[A]] : tensor<4x10xf16>) outs(%[[INIT]] : tensor<i1>)
 // CHECK: ^bb0(%[[IN:.+]]: f16, %[[ACC:.+]]: i1):
 // CHECK: %[[W:.+]] = arith.extf %[[IN]] : f16 to f32
 // CHECK: %[[INF:.+]] = arith.constant 0x7F800000 : f32
@@ -233,13 +233,21 @@ func.func @mse_f32_sum(%x: tensor<8xf32>, %t: tensor<8xf32>) -> tensor<f32> {
 // CHECK: %[[FINITE:.+]] = arith.cmpf olt, %[[ABS]], %[[INF]] : f32
 // CHECK: %[[AND:.+]] = arith.andi %[[ACC]], %[[FINITE]] : i1
 // CHECK: linalg.yield %[[AND]] : i1
-// CHECK: %[[OK1:.+]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[B]] : tensor<3xbf16>) outs(%[[OK0]] : tensor<i1>)
+// CHECK: %[[F0:.+]] = tensor.extract %[[R0]][] : tensor<i1>
+// CHECK: %[[ALL0:.+]] = arith.andi %[[TRUE]], %[[F0]] : i1
+// CHECK: %[[R1:.+]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[B]] : tensor<3xbf16>) outs(%{{.+}} : tensor<i1>)
 // CHECK: arith.cmpf olt
-// CHECK: %[[OK2:.+]] = linalg.generic {{.*}} iterator_types = []} ins(%[[C]] : tensor<f32>) outs(%[[OK1]] : tensor<i1>)
+// CHECK: %[[F1:.+]] = tensor.extract %[[R1]][] : tensor<i1>
+// CHECK: %[[ALL1:.+]] = arith.andi %[[ALL0]], %[[F1]] : i1
+// CHECK: %[[R2:.+]] = linalg.generic {{.*}} iterator_types = []} ins(%[[C]] : tensor<f32>) outs(%{{.+}} : tensor<i1>)
 // CHECK: arith.cmpf olt
+// CHECK: %[[F2:.+]] = tensor.extract %[[R2]][] : tensor<i1>
+// CHECK: %[[ALL2:.+]] = arith.andi %[[ALL1]], %[[F2]] : i1
 // CHECK-NOT: fastmath
-// CHECK: return %[[OK2]] : tensor<i1>
-func.func @all_finite(%a: tensor<4x10xf16>, %b: tensor<3xbf16>, %c: tensor<f32>) -> tensor<i1> {
-  %0 = mixprec.all_finite %a, %b, %c : tensor<4x10xf16>, tensor<3xbf16>, tensor<f32>
-  return %0 : tensor<i1>
+// CHECK: %[[RESULT:.+]] = tensor.from_elements %[[ALL2]] : tensor<i1>
+// CHECK: %[[EACH:.+]] = tensor.from_elements %[[F0]], %[[F1]], %[[F2]] : tensor<3xi1>
+// CHECK: return %[[RESULT]], %[[EACH]] : tensor<i1>, tensor<3xi1>
+func.func @all_finite(%a: tensor<4x10xf16>, %b: tensor<3xbf16>, %c: tensor<f32>) -> (tensor<i1>, tensor<3xi1>) {
+  %0, %each = mixprec.all_finite %a, %b, %c : tensor<4x10xf16>, tensor<3xbf16>, tensor<f32>
+  return %0, %each : tensor<i1>, tensor<3xi1>
 }

@@ -201,3 +201,22 @@ func.func @adam_l2(%w: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf32>
   %w2, %m2, %v2 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {weight_decay = 1.0e-02 : f64} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
   return %w2, %m2, %v2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// select: one elementwise arith.select on the extracted condition;
+// increment: a scalar addi.
+// CHECK-LABEL: func.func @select_and_increment(
+// CHECK-SAME:    [[C:%[^:]+]]: tensor<i1>, [[A:%[^:]+]]: tensor<4x3xf32>, [[B:%[^:]+]]: tensor<4x3xf32>, [[N:%[^:]+]]: tensor<i64>)
+// CHECK:         [[COND:%.+]] = tensor.extract [[C]][] : tensor<i1>
+// CHECK:         linalg.generic {{.*}} ins([[A]], [[B]] : tensor<4x3xf32>, tensor<4x3xf32>)
+// CHECK:           [[PICK:%.+]] = arith.select [[COND]], %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT:      linalg.yield [[PICK]]
+// CHECK:         [[COUNT:%.+]] = tensor.extract [[N]][] : tensor<i64>
+// CHECK:         [[NEXT:%.+]] = arith.addi [[COUNT]], %c1_i64 : i64
+// CHECK:         tensor.from_elements [[NEXT]] : tensor<i64>
+func.func @select_and_increment(%c: tensor<i1>, %a: tensor<4x3xf32>, %b: tensor<4x3xf32>, %n: tensor<i64>) -> (tensor<4x3xf32>, tensor<i64>) {
+  %r = mixprec.select %c, %a, %b : tensor<4x3xf32>
+  %m = mixprec.increment %n : tensor<i64>
+  return %r, %m : tensor<4x3xf32>, tensor<i64>
+}

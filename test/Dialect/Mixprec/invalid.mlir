@@ -211,8 +211,8 @@ func.func @f() {
 
 // -----
 
-// expected-error @+1 {{'mixprec.buffer' op attribute 'type' failed to satisfy constraint: type attribute of statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values}}
-mixprec.buffer @b : tensor<8xi1> = #mixprec.ones
+// expected-error @+1 {{'mixprec.buffer' op attribute 'type' failed to satisfy constraint: type attribute of statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
+mixprec.buffer @b : tensor<8xi8> = #mixprec.ones
 
 // -----
 
@@ -267,8 +267,8 @@ func.func @f() {
 mixprec.parameter @w : tensor<4x4xf32> = #mixprec.zeros
 
 func.func @f() {
-  // expected-error @+1 {{'mixprec.read' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4x4xi1>'}}
-  %0 = mixprec.read @w : tensor<4x4xi1>
+  // expected-error @+1 {{'mixprec.read' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4x4xi8>'}}
+  %0 = mixprec.read @w : tensor<4x4xi8>
   return
 }
 
@@ -1564,7 +1564,7 @@ func.func @loss(%x: tensor<f32>) -> tensor<f32> {
 
 func.func @f() {
   // expected-error @+1 {{'mixprec.all_finite' op needs at least one tensor}}
-  %0 = "mixprec.all_finite"() : () -> tensor<i1>
+  %0:2 = "mixprec.all_finite"() : () -> (tensor<i1>, tensor<0xi1>)
   return
 }
 
@@ -1572,7 +1572,7 @@ func.func @f() {
 
 func.func @f(%g: tensor<128x64xf16>, %i: tensor<128xi32>) {
   // expected-error @+1 {{'mixprec.all_finite' op operand #1 must be variadic of statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<128xi32>'}}
-  %0 = mixprec.all_finite %g, %i : tensor<128x64xf16>, tensor<128xi32>
+  %0:2 = mixprec.all_finite %g, %i : tensor<128x64xf16>, tensor<128xi32>
   return
 }
 
@@ -1580,7 +1580,31 @@ func.func @f(%g: tensor<128x64xf16>, %i: tensor<128xi32>) {
 
 func.func @f(%g: tensor<128x64xf16>) {
   // expected-error @+1 {{'mixprec.all_finite' op result #0 must be 0-d tensor of 1-bit signless integer, but got 'tensor<1xi1>'}}
-  %0 = "mixprec.all_finite"(%g) : (tensor<128x64xf16>) -> tensor<1xi1>
+  %0:2 = "mixprec.all_finite"(%g) : (tensor<128x64xf16>) -> (tensor<1xi1>, tensor<1xi1>)
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<128x64xf16>) {
+  // expected-error @+1 {{'mixprec.all_finite' op has 1 inputs but 'each' holds 2 flags}}
+  %0:2 = "mixprec.all_finite"(%g) : (tensor<128x64xf16>) -> (tensor<i1>, tensor<2xi1>)
+  return
+}
+
+// -----
+
+func.func @f(%c: tensor<i1>, %a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{'mixprec.select' op failed to verify that all of {true_value, false_value, result} have same type}}
+  %0 = "mixprec.select"(%c, %a, %b) : (tensor<i1>, tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%c: tensor<2xi1>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{'mixprec.select' op operand #0 must be 0-d tensor of 1-bit signless integer, but got 'tensor<2xi1>'}}
+  %0 = "mixprec.select"(%c, %a, %a) : (tensor<2xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return
 }
 

@@ -763,16 +763,30 @@ func.func @losses(%logits: tensor<64x10xf32>, %labels: tensor<64xi32>, %lh: tens
 
 // CHECK-LABEL: func.func @all_finite(
 // CHECK-SAME:    [[G0:%[^:]+]]: tensor<128x64xf16>, [[G1:%[^:]+]]: tensor<128xf32>, [[G2:%[^:]+]]: tensor<2x2xbf16>)
-// CHECK-NEXT:    [[OK0:%.+]] = mixprec.all_finite [[G0]], [[G1]], [[G2]] : tensor<128x64xf16>, tensor<128xf32>, tensor<2x2xbf16>
-// CHECK-NEXT:    [[OK1:%.+]] = mixprec.all_finite [[G1]] : tensor<128xf32>
-// CHECK-NEXT:    return [[OK0]], [[OK1]] : tensor<i1>, tensor<i1>
+// CHECK-NEXT:    [[OK0:%[^,]+]], [[EACH:%.+]] = mixprec.all_finite [[G0]], [[G1]], [[G2]] : tensor<128x64xf16>, tensor<128xf32>, tensor<2x2xbf16>
+// CHECK-NEXT:    [[OK1:%[^,]+]], {{%.+}} = mixprec.all_finite [[G1]] : tensor<128xf32>
+// CHECK-NEXT:    return [[OK0]], [[OK1]], [[EACH]] : tensor<i1>, tensor<i1>, tensor<3xi1>
 
 // GENERIC-LABEL: sym_name = "all_finite"
-// GENERIC: "mixprec.all_finite"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) : (tensor<128x64xf16>, tensor<128xf32>, tensor<2x2xbf16>) -> tensor<i1>
-func.func @all_finite(%g0: tensor<128x64xf16>, %g1: tensor<128xf32>, %g2: tensor<2x2xbf16>) -> (tensor<i1>, tensor<i1>) {
-  %0 = mixprec.all_finite %g0, %g1, %g2 : tensor<128x64xf16>, tensor<128xf32>, tensor<2x2xbf16>
-  %1 = mixprec.all_finite %g1 : tensor<128xf32>
-  return %0, %1 : tensor<i1>, tensor<i1>
+// GENERIC: "mixprec.all_finite"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) : (tensor<128x64xf16>, tensor<128xf32>, tensor<2x2xbf16>) -> (tensor<i1>, tensor<3xi1>)
+func.func @all_finite(%g0: tensor<128x64xf16>, %g1: tensor<128xf32>, %g2: tensor<2x2xbf16>) -> (tensor<i1>, tensor<i1>, tensor<3xi1>) {
+  %0, %each = mixprec.all_finite %g0, %g1, %g2 : tensor<128x64xf16>, tensor<128xf32>, tensor<2x2xbf16>
+  %1, %each1 = mixprec.all_finite %g1 : tensor<128xf32>
+  return %0, %1, %each : tensor<i1>, tensor<i1>, tensor<3xi1>
+}
+
+// CHECK-LABEL: func.func @select(
+// CHECK-SAME:    [[C:%[^:]+]]: tensor<i1>, [[A:%[^:]+]]: tensor<4x3xf32>, [[B:%[^:]+]]: tensor<4x3xf32>, [[N:%[^:]+]]: tensor<i64>)
+// CHECK-NEXT:    [[R:%.+]] = mixprec.select [[C]], [[A]], [[B]] : tensor<4x3xf32>
+// CHECK-NEXT:    [[RN:%.+]] = mixprec.select [[C]], [[N]], [[N]] : tensor<i64>
+// CHECK-NEXT:    return [[R]], [[RN]]
+
+// GENERIC-LABEL: sym_name = "select"
+// GENERIC: "mixprec.select"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) : (tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+func.func @select(%c: tensor<i1>, %a: tensor<4x3xf32>, %b: tensor<4x3xf32>, %n: tensor<i64>) -> (tensor<4x3xf32>, tensor<i64>) {
+  %r = mixprec.select %c, %a, %b : tensor<4x3xf32>
+  %rn = mixprec.select %c, %n, %n : tensor<i64>
+  return %r, %rn : tensor<4x3xf32>, tensor<i64>
 }
 
 // loss_scale_update has no types in its custom form: they are fixed.

@@ -26,7 +26,8 @@ static LogicalResult verifySingleAssignPerBuffer(TrainStepOp step,
     if (inserted)
       return WalkResult::advance();
     InFlightDiagnostic diag = step.emitOpError("buffer ")
-                              << assign.getBufferAttr() << " is assigned twice in "
+                              << assign.getBufferAttr()
+                              << " is assigned twice in "
                               << step.getForwardAttr();
     diag.attachNote(it->second.getLoc()) << "first assigned here";
     diag.attachNote(assign.getLoc()) << "assigned again here";
@@ -40,8 +41,7 @@ TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   Operation *symbol =
       symbolTable.lookupNearestSymbolFrom(*this, getForwardAttr());
   if (!symbol)
-    return emitOpError("forward function ") << getForwardAttr()
-                                            << " not found";
+    return emitOpError("forward function ") << getForwardAttr() << " not found";
   auto forward = dyn_cast<func::FuncOp>(symbol);
   if (!forward)
     return emitOpError() << getForwardAttr() << " is a '" << symbol->getName()
@@ -63,9 +63,25 @@ TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return verifySingleAssignPerBuffer(*this, forward);
 }
 
+LogicalResult AllFiniteOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto i1 = IntegerType::get(context, 1);
+  types.push_back(RankedTensorType::get({}, i1));
+  types.push_back(
+      RankedTensorType::get({int64_t(adaptor.getInputs().size())}, i1));
+  return success();
+}
+
 LogicalResult AllFiniteOp::verify() {
   if (getInputs().empty())
     return emitOpError("needs at least one tensor");
+  int64_t flags = getEach().getType().getDimSize(0);
+  if (flags != int64_t(getInputs().size()))
+    return emitOpError("has ")
+           << getInputs().size() << " inputs but 'each' holds " << flags
+           << " flags";
   return success();
 }
 
@@ -103,12 +119,11 @@ static LogicalResult verifyGradient(Operation *op, Value param, Value grad) {
   if (param.getType() == grad.getType())
     return success();
   return op->emitOpError("grad type ")
-         << grad.getType() << " must match the parameter's "
-         << param.getType();
+         << grad.getType() << " must match the parameter's " << param.getType();
 }
 
-static LogicalResult verifyMomentShape(Operation *op, Value param,
-                                       Value moment, StringRef name) {
+static LogicalResult verifyMomentShape(Operation *op, Value param, Value moment,
+                                       StringRef name) {
   auto paramType = cast<RankedTensorType>(param.getType());
   auto momentType = cast<RankedTensorType>(moment.getType());
   if (paramType.getShape() == momentType.getShape())

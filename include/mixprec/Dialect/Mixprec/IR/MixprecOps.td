@@ -20,9 +20,9 @@ def Mixprec_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
 def Mixprec_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Mixprec_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I1, I32, I64]>;
 def Mixprec_F32Tensor : StaticShapeTensorOf<[F32]>;
-// What a buffer can hold: float tensors, and integer counters such as the
-// optimizer's step count.
-def Mixprec_StateTensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I64]>;
+// What a buffer can hold: float tensors, integer counters such as the
+// optimizer's step count, and flags such as the loss scaler's.
+def Mixprec_StateTensor : StaticShapeTensorOf<[F32, F16, BF16, I1, I32, I64]>;
 
 class Mixprec_ScalarOf<Type elementType, string elementBuilder>
     : Type<And<[IsRankedTensorTypePred,
@@ -757,19 +757,43 @@ def Mixprec_TrainStepOp : Mixprec_Op<"train_step", Mixprec_FP32Category, [
 }
 
 def Mixprec_AllFiniteOp : Mixprec_Op<"all_finite", Mixprec_FP32Category, [
-    Mixprec_KeepsTypes, Pure]> {
+    Mixprec_KeepsTypes, Pure, Mixprec_InferTypeOpAdaptor]> {
   let summary = "true iff no element of any input is Inf or NaN";
   let description = [{
-    The one fused check of dynamic loss scaling over every gradient.
+    The one fused check of dynamic loss scaling over every gradient. `result`
+    says whether every input is finite; `each` says it per input, so a
+    skipped step can name the gradients that overflowed.
 
     ```mlir
-    %ok = mixprec.all_finite %g0, %g1 : tensor<128x64xf16>, tensor<128xf32>
+    %ok, %each = mixprec.all_finite %g0, %g1 : tensor<128x64xf16>, tensor<128xf32>
     ```
   }];
   let arguments = (ins Variadic<Mixprec_FloatTensor>:$inputs);
-  let results = (outs Mixprec_I1Scalar:$result);
+  let results = (outs Mixprec_I1Scalar:$result,
+                      1DTensorOf<[I1]>:$each);
   let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
   let hasVerifier = 1;
+}
+
+def Mixprec_SelectOp : Mixprec_Op<"select", Mixprec_FP32Category, [
+    Mixprec_KeepsTypes, Pure,
+    AllTypesMatch<["true_value", "false_value", "result"]>]> {
+  let summary = "one of two tensors, by a scalar condition";
+  let description = [{
+    `true_value` where `condition` holds, else `false_value`: the
+    conditional update of a train step whose gradients may overflow.
+
+    ```mlir
+    %w2 = mixprec.select %ok, %updated, %w : tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_I1Scalar:$condition,
+                       Mixprec_StateTensor:$true_value,
+                       Mixprec_StateTensor:$false_value);
+  let results = (outs Mixprec_StateTensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:` type($result)
+  }];
 }
 
 def Mixprec_LossScaleUpdateOp : Mixprec_Op<"loss_scale_update",

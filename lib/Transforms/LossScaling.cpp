@@ -1,0 +1,289 @@
+//===- LossScaling.cpp - scaled backward, finite check, guarded update ----===//
+//
+// On each optimizer-step function: the loss seed times the scale, the
+// gradients unscaled in FP32, one all-finite check over all of them, every
+// optimizer write selected against the old value, and the scaler's state
+// (ARCHITECTURE.md §1) updated in buffers, so a step never asks the host.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
+#include "mixprec/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <cmath>
+#include <numeric>
+
+namespace mixprec {
+#define GEN_PASS_DEF_MIXPRECLOSSSCALING
+#include "mixprec/Transforms/Passes.h.inc"
+} // namespace mixprec
+
+using namespace mlir;
+using namespace mixprec;
+
+namespace {
+
+RankedTensorType scalarOf(Type element) {
+  return RankedTensorType::get({}, element);
+}
+
+Value constantOf(OpBuilder &b, Location loc, RankedTensorType type,
+                 Attribute element) {
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, element));
+}
+
+Value f32Scalar(OpBuilder &b, Location loc, double value) {
+  return constantOf(b, loc, scalarOf(b.getF32Type()),
+                    b.getF32FloatAttr(float(value)));
+}
+
+/// `scalar` broadcast to the shape of `like`.
+Value spread(OpBuilder &b, Location loc, Value scalar, Value like) {
+  auto type = cast<RankedTensorType>(like.getType());
+  if (type.getRank() == 0)
+    return scalar;
+  return BroadcastOp::create(b, loc, type, scalar);
+}
+
+Value castTo(OpBuilder &b, Location loc, Value value, Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getElementType() == elementType)
+    return value;
+  return CastOp::create(b, loc, type.clone(elementType), value);
+}
+
+bool isOptimizerWrite(Operation *op) {
+  return isa_and_nonnull<SGDUpdateOp, AdamUpdateOp, IncrementOp>(op);
+}
+
+struct MixprecLossScalingPass
+    : public mixprec::impl::MixprecLossScalingBase<MixprecLossScalingPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult checkOptions();
+  LogicalResult scaleStep(func::FuncOp step);
+  /// Declares `@<name>` of `type` with `initializer` among the module's
+  /// other state declarations; a reference to it, or null (reported) when
+  /// the name is taken.
+  FlatSymbolRefAttr declareBuffer(func::FuncOp step, Twine name,
+                                  RankedTensorType type, Attribute initializer);
+  /// The global L2 norm of `gradients` clipped to max-grad-norm.
+  void clip(OpBuilder &b, Location loc, SmallVectorImpl<Value> &gradients);
+};
+
+LogicalResult MixprecLossScalingPass::checkOptions() {
+  ModuleOp module = getOperation();
+  auto bad = [&](StringRef what) {
+    return mlir::emitError(module.getLoc(), "mixprec-loss-scaling: ") << what;
+  };
+  if (mode != "dynamic" && mode != "static" && mode != "none")
+    return bad("unknown mode '")
+           << mode << "' (expected dynamic, static or none)";
+  if (!(initScale > 0.0 && std::isfinite(initScale)))
+    return bad("init-scale must be finite and > 0, got ") << initScale;
+  if (!(minScale > 0.0 && minScale <= maxScale && std::isfinite(maxScale)))
+    return bad("need 0 < min-scale <= max-scale < inf, got ")
+           << minScale << " and " << maxScale;
+  if (!(maxGradNorm >= 0.0 && std::isfinite(maxGradNorm)))
+    return bad("max-grad-norm must be finite and >= 0, got ") << maxGradNorm;
+  if (!(growthFactor > 1.0 && std::isfinite(growthFactor)))
+    return bad("growth-factor must be finite and > 1, got ") << growthFactor;
+  if (!(backoffFactor > 0.0 && backoffFactor < 1.0))
+    return bad("backoff-factor must be in (0, 1), got ") << backoffFactor;
+  if (growthInterval < 1 || hysteresis < 1)
+    return bad("growth-interval and hysteresis must be >= 1, got ")
+           << int64_t(growthInterval) << " and " << int64_t(hysteresis);
+  return success();
+}
+
+FlatSymbolRefAttr MixprecLossScalingPass::declareBuffer(func::FuncOp step,
+                                                        Twine name,
+                                                        RankedTensorType type,
+                                                        Attribute initializer) {
+  ModuleOp module = getOperation();
+  std::string symbol = name.str();
+  if (module.lookupSymbol(symbol)) {
+    step.emitError("mixprec-loss-scaling: '@") << symbol << "' exists already";
+    return nullptr;
+  }
+  Operation *lastDeclaration = nullptr;
+  for (Operation &op : module.getOps())
+    if (isa<ParameterOp, BufferOp>(op))
+      lastDeclaration = &op;
+  OpBuilder b(module.getContext());
+  if (lastDeclaration)
+    b.setInsertionPointAfter(lastDeclaration);
+  else
+    b.setInsertionPointToStart(module.getBody());
+  BufferOp::create(b, step.getLoc(), symbol, type,
+                   cast<InitializerAttrInterface>(initializer));
+  return FlatSymbolRefAttr::get(module.getContext(), symbol);
+}
+
+void MixprecLossScalingPass::clip(OpBuilder &b, Location loc,
+                                  SmallVectorImpl<Value> &gradients) {
+  // PyTorch's clip_grad_norm_: coefficient min(1, max / (norm + 1e-6)).
+  Value total;
+  for (Value gradient : gradients) {
+    auto type = cast<RankedTensorType>(gradient.getType());
+    SmallVector<int64_t> dims(type.getRank());
+    std::iota(dims.begin(), dims.end(), 0);
+    Value square = MulOp::create(b, loc, gradient, gradient);
+    Value sum = type.getRank() == 0
+                    ? square
+                    : Value(ReduceSumOp::create(b, loc, square, dims));
+    total = total ? Value(AddOp::create(b, loc, total, sum)) : sum;
+  }
+  Value norm = SqrtOp::create(b, loc, total);
+  Value coefficient = MinimumOp::create(
+      b, loc, f32Scalar(b, loc, 1.0),
+      DivOp::create(b, loc, f32Scalar(b, loc, maxGradNorm),
+                    AddOp::create(b, loc, norm, f32Scalar(b, loc, 1e-6))));
+  for (Value &gradient : gradients)
+    gradient =
+        MulOp::create(b, loc, gradient, spread(b, loc, coefficient, gradient));
+}
+
+LogicalResult MixprecLossScalingPass::scaleStep(func::FuncOp step) {
+  Block &body = step.getBody().front();
+  Location loc = step.getLoc();
+  MLIRContext *context = &getContext();
+  SmallVector<Operation *> seeds, updates;
+  Operation *firstWrite = nullptr;
+  for (Operation &op : body) {
+    if (op.hasAttr(kLossSeedAttr))
+      seeds.push_back(&op);
+    if (isa<SGDUpdateOp, AdamUpdateOp>(op))
+      updates.push_back(&op);
+    if (!firstWrite && isOptimizerWrite(&op))
+      firstWrite = &op;
+  }
+  if (seeds.empty() || updates.empty())
+    return step.emitError("mixprec-loss-scaling: @")
+           << step.getSymName()
+           << " has no loss seed or no optimizer update; run "
+              "--mixprec-autodiff first";
+
+  OpBuilder b = OpBuilder::atBlockBegin(&body);
+  Type f32 = b.getF32Type(), i1 = b.getI1Type();
+  auto i32Scalar = scalarOf(b.getI32Type());
+  auto i64Scalar = scalarOf(b.getI64Type());
+  StringRef name = step.getSymName();
+  bool dynamic = mode == "dynamic";
+
+  // The scale: a buffer, or the static constant.
+  Value scale, tracker, hysteresisLeft;
+  FlatSymbolRefAttr scaleRef, trackerRef, hysteresisRef;
+  if (dynamic) {
+    scaleRef = declareBuffer(
+        step, name + ".loss_scale", scalarOf(f32),
+        ConstantInitAttr::get(context, APFloat(double(initScale))));
+    trackerRef = declareBuffer(step, name + ".loss_scale_tracker", i32Scalar,
+                               ZerosInitAttr::get(context));
+    hysteresisRef = declareBuffer(
+        step, name + ".loss_scale_hysteresis", i32Scalar,
+        ConstantInitAttr::get(context, APFloat(double(hysteresis))));
+    if (!scaleRef || !trackerRef || !hysteresisRef)
+      return failure();
+    scale = ReadOp::create(b, loc, scalarOf(f32), scaleRef);
+    tracker = ReadOp::create(b, loc, i32Scalar, trackerRef);
+    hysteresisLeft = ReadOp::create(b, loc, i32Scalar, hysteresisRef);
+  } else {
+    scale = f32Scalar(b, loc, initScale);
+  }
+
+  // Backward starts from the scale instead of 1.
+  for (Operation *seed : seeds) {
+    b.setInsertionPointAfter(seed);
+    Value value = seed->getResult(0);
+    auto scaled = MulOp::create(
+        b, loc, value,
+        castTo(b, loc, scale,
+               cast<RankedTensorType>(value.getType()).getElementType()));
+    value.replaceAllUsesExcept(scaled, scaled);
+  }
+
+  // Unscale in FP32, check, clip.
+  b.setInsertionPoint(firstWrite);
+  Value inverse = DivOp::create(b, loc, f32Scalar(b, loc, 1.0), scale);
+  SmallVector<Value> gradients;
+  for (Operation *update : updates) {
+    Value gradient = castTo(b, loc, update->getOperand(1), f32);
+    gradients.push_back(
+        MulOp::create(b, loc, gradient, spread(b, loc, inverse, gradient)));
+  }
+  auto finite = AllFiniteOp::create(b, loc, gradients);
+  Value ok = finite.getResult();
+  if (maxGradNorm > 0.0)
+    clip(b, loc, gradients);
+  for (auto [update, gradient] : llvm::zip_equal(updates, gradients)) {
+    Type paramElement = cast<RankedTensorType>(update->getOperand(0).getType())
+                            .getElementType();
+    update->setOperand(1, castTo(b, loc, gradient, paramElement));
+  }
+
+  // A step with a non-finite gradient writes the old values back.
+  SmallVector<AssignOp> writes;
+  for (auto assign : body.getOps<AssignOp>())
+    if (isOptimizerWrite(assign.getValue().getDefiningOp()))
+      writes.push_back(assign);
+  for (AssignOp assign : writes) {
+    b.setInsertionPoint(assign);
+    Value old = ReadOp::create(b, assign.getLoc(), assign.getValue().getType(),
+                               assign.getBufferAttr());
+    assign.getValueMutable().assign(
+        SelectOp::create(b, assign.getLoc(), ok, assign.getValue(), old));
+  }
+
+  // The scaler's state and the step's report.
+  b.setInsertionPoint(body.getTerminator());
+  if (dynamic) {
+    auto next = LossScaleUpdateOp::create(
+        b, loc, TypeRange{scale.getType(), i32Scalar, i32Scalar}, scale,
+        tracker, hysteresisLeft, ok, APFloat(double(growthFactor)),
+        APFloat(double(backoffFactor)), growthInterval, hysteresis,
+        APFloat(double(minScale)), APFloat(double(maxScale)));
+    AssignOp::create(b, loc, scaleRef, next.getScaleOut());
+    AssignOp::create(b, loc, trackerRef, next.getTrackerOut());
+    AssignOp::create(b, loc, hysteresisRef, next.getHysteresisLeftOut());
+  }
+  auto flagType = scalarOf(i1);
+  auto eachType = cast<RankedTensorType>(finite.getEach().getType());
+  FlatSymbolRefAttr skippedRef = declareBuffer(
+      step, name + ".skipped", flagType, ZerosInitAttr::get(context));
+  FlatSymbolRefAttr countRef = declareBuffer(
+      step, name + ".skipped_steps", i64Scalar, ZerosInitAttr::get(context));
+  FlatSymbolRefAttr eachRef = declareBuffer(
+      step, name + ".finite_gradients", eachType, OnesInitAttr::get(context));
+  if (!skippedRef || !countRef || !eachRef)
+    return failure();
+  AssignOp::create(
+      b, loc, skippedRef,
+      SelectOp::create(b, loc, ok,
+                       constantOf(b, loc, flagType, b.getBoolAttr(false)),
+                       constantOf(b, loc, flagType, b.getBoolAttr(true))));
+  Value count = ReadOp::create(b, loc, i64Scalar, countRef);
+  AssignOp::create(
+      b, loc, countRef,
+      SelectOp::create(b, loc, ok, count, IncrementOp::create(b, loc, count)));
+  AssignOp::create(b, loc, eachRef, finite.getEach());
+  return success();
+}
+
+void MixprecLossScalingPass::runOnOperation() {
+  if (failed(checkOptions()))
+    return signalPassFailure();
+  if (mode == "none")
+    return;
+  for (auto step : llvm::to_vector(getOperation().getOps<func::FuncOp>()))
+    if (step->hasAttr(kOptimizerStepAttr) && failed(scaleStep(step)))
+      return signalPassFailure();
+}
+
+} // namespace

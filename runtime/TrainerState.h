@@ -1,0 +1,40 @@
+/*===- TrainerState.h - what a mixprec_trainer holds ----------------------===*
+ *
+ * Shared by the trainer (Trainer.cpp) and its checkpoints (Checkpoint.cpp).
+ * Not part of the public ABI.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef MIXPREC_RUNTIME_TRAINERSTATE_H
+#define MIXPREC_RUNTIME_TRAINERSTATE_H
+
+#include "ModelEntries.h"
+
+struct mixprec_trainer {
+  const mixprec_model_entry *step;
+  void **state;   // the current value of each state tensor
+  void **updated; // what the step writes, swapped in after it
+  int32_t *inputSources;
+  int32_t *outputStates; // state index of each step output; -1 for the loss
+  mixprec_tensor *inputs, *outputs;
+  int64_t rng[2];
+  // State indices of the step's counters and loss-scaler buffers; -1 when
+  // the step has none.
+  int32_t stepCount, lossScale, skipped, skippedSteps, finiteGradients;
+};
+
+namespace mixprec::runtime {
+
+/// Elements and bytes of a dense tensor of `spec`.
+int64_t elementsOf(const mixprec_tensor_spec &spec);
+size_t bytesOf(const mixprec_tensor_spec &spec);
+
+/// The index of the state tensor `name`, or -1.
+int32_t stateIndex(const char *name);
+
+/// The RNG state's spec: "rng_state", i64[2].
+extern const mixprec_tensor_spec kRngSpec;
+
+} // namespace mixprec::runtime
+
+#endif // MIXPREC_RUNTIME_TRAINERSTATE_H
