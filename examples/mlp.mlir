@@ -22,6 +22,9 @@
 //
 //   train step: SGD, momentum 0.9, no weight decay; the learning rate is a
 //   runtime input of the generated step function.
+//
+//   @predict: the logits of a batch, for evaluation (mixprec_trainer_evaluate
+//   runs it on any number of images).
 
 module {
   mixprec.parameter @fc1_weight : tensor<128x64xf32> = #mixprec.kaiming_uniform<a = 2.23606797749979, seed = 1>
@@ -39,6 +42,17 @@ module {
     %logits = mixprec.linear %a, %w2, %b2 : tensor<64x128xf32>, tensor<10x128xf32>, tensor<10xf32> -> tensor<64x10xf32>
     %loss = mixprec.softmax_cross_entropy %logits, %labels : tensor<64x10xf32>, tensor<64xi32>
     return %loss : tensor<f32>
+  }
+
+  func.func @predict(%x: tensor<64x64xf32>) -> tensor<64x10xf32> {
+    %w1 = mixprec.read @fc1_weight : tensor<128x64xf32>
+    %b1 = mixprec.read @fc1_bias : tensor<128xf32>
+    %w2 = mixprec.read @fc2_weight : tensor<10x128xf32>
+    %b2 = mixprec.read @fc2_bias : tensor<10xf32>
+    %h = mixprec.linear %x, %w1, %b1 : tensor<64x64xf32>, tensor<128x64xf32>, tensor<128xf32> -> tensor<64x128xf32>
+    %a = mixprec.relu %h : tensor<64x128xf32>
+    %logits = mixprec.linear %a, %w2, %b2 : tensor<64x128xf32>, tensor<10x128xf32>, tensor<10xf32> -> tensor<64x10xf32>
+    return %logits : tensor<64x10xf32>
   }
 
   mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>

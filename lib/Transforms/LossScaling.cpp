@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace mixprec {
@@ -55,8 +56,42 @@ Value castTo(OpBuilder &b, Location loc, Value value, Type elementType) {
   return CastOp::create(b, loc, type.clone(elementType), value);
 }
 
-bool isOptimizerWrite(Operation *op) {
-  return isa_and_nonnull<SGDUpdateOp, AdamUpdateOp, IncrementOp>(op);
+/// Whether `assign` writes what the optimizer owns: a parameter or moment
+/// from an update, or the step count.
+bool isOptimizerWrite(AssignOp assign, StringRef step) {
+  return isa_and_nonnull<SGDUpdateOp, AdamUpdateOp>(
+             assign.getValue().getDefiningOp()) ||
+         assign.getBuffer() == (step + ".step_count").str();
+}
+
+/// The point right after the last of the updates' gradients is computed,
+/// where they are all available.
+Operation *afterGradients(Block &body, ArrayRef<Operation *> updates) {
+  Operation *last = nullptr;
+  for (Operation *update : updates)
+    if (Operation *def = update->getOperand(1).getDefiningOp())
+      if (!last || last->isBeforeInBlock(def))
+        last = def;
+  return last ? last->getNextNode() : &body.front();
+}
+
+/// The gradient operands of `updates`, in FP32.
+SmallVector<Value> gradientsOf(OpBuilder &b, Location loc,
+                               ArrayRef<Operation *> updates) {
+  return llvm::map_to_vector(updates, [&](Operation *update) {
+    return castTo(b, loc, update->getOperand(1), b.getF32Type());
+  });
+}
+
+/// Makes `gradients` the updates' gradient operands, in their parameters'
+/// types.
+void setGradients(OpBuilder &b, Location loc, ArrayRef<Operation *> updates,
+                  ArrayRef<Value> gradients) {
+  for (auto [update, gradient] : llvm::zip_equal(updates, gradients)) {
+    Type paramElement = cast<RankedTensorType>(update->getOperand(0).getType())
+                            .getElementType();
+    update->setOperand(1, castTo(b, loc, gradient, paramElement));
+  }
 }
 
 struct MixprecLossScalingPass
@@ -68,6 +103,8 @@ struct MixprecLossScalingPass
 private:
   LogicalResult checkOptions();
   LogicalResult scaleStep(func::FuncOp step);
+  /// Clipping alone, for mode=none.
+  void clipStep(func::FuncOp step);
   /// Declares `@<name>` of `type` with `initializer` among the module's
   /// other state declarations; a reference to it, or null (reported) when
   /// the name is taken.
@@ -90,14 +127,20 @@ LogicalResult MixprecLossScalingPass::checkOptions() {
   if (!(minScale > 0.0 && minScale <= maxScale && std::isfinite(maxScale)))
     return bad("need 0 < min-scale <= max-scale < inf, got ")
            << minScale << " and " << maxScale;
+  if (mode == "dynamic" && !(initScale >= minScale && initScale <= maxScale))
+    return bad("init-scale must be within [min-scale, max-scale], got ")
+           << initScale;
   if (!(maxGradNorm >= 0.0 && std::isfinite(maxGradNorm)))
     return bad("max-grad-norm must be finite and >= 0, got ") << maxGradNorm;
   if (!(growthFactor > 1.0 && std::isfinite(growthFactor)))
     return bad("growth-factor must be finite and > 1, got ") << growthFactor;
   if (!(backoffFactor > 0.0 && backoffFactor < 1.0))
     return bad("backoff-factor must be in (0, 1), got ") << backoffFactor;
-  if (growthInterval < 1 || hysteresis < 1)
-    return bad("growth-interval and hysteresis must be >= 1, got ")
+  // The tracker and the hysteresis count are i32 buffers.
+  int64_t i32Max = std::numeric_limits<int32_t>::max();
+  if (growthInterval < 1 || hysteresis < 1 || growthInterval > i32Max ||
+      hysteresis > i32Max)
+    return bad("growth-interval and hysteresis must be in [1, 2^31), got ")
            << int64_t(growthInterval) << " and " << int64_t(hysteresis);
   return success();
 }
@@ -154,27 +197,35 @@ LogicalResult MixprecLossScalingPass::scaleStep(func::FuncOp step) {
   Block &body = step.getBody().front();
   Location loc = step.getLoc();
   MLIRContext *context = &getContext();
+  StringRef name = step.getSymName();
   SmallVector<Operation *> seeds, updates;
-  Operation *firstWrite = nullptr;
+  SmallVector<AssignOp> writes;
   for (Operation &op : body) {
     if (op.hasAttr(kLossSeedAttr))
       seeds.push_back(&op);
     if (isa<SGDUpdateOp, AdamUpdateOp>(op))
       updates.push_back(&op);
-    if (!firstWrite && isOptimizerWrite(&op))
-      firstWrite = &op;
+    if (auto assign = dyn_cast<AssignOp>(op);
+        assign && isOptimizerWrite(assign, name))
+      writes.push_back(assign);
   }
   if (seeds.empty() || updates.empty())
     return step.emitError("mixprec-loss-scaling: @")
-           << step.getSymName()
+           << name
            << " has no loss seed or no optimizer update; run "
               "--mixprec-autodiff first";
+  // The check goes where every gradient is known, before any write.
+  Operation *check = afterGradients(body, updates);
+  for (AssignOp write : writes)
+    if (write->isBeforeInBlock(check))
+      return write.emitError("mixprec-loss-scaling: this optimizer write "
+                             "comes before the last gradient of @")
+             << name;
 
   OpBuilder b = OpBuilder::atBlockBegin(&body);
   Type f32 = b.getF32Type(), i1 = b.getI1Type();
   auto i32Scalar = scalarOf(b.getI32Type());
   auto i64Scalar = scalarOf(b.getI64Type());
-  StringRef name = step.getSymName();
   bool dynamic = mode == "dynamic";
 
   // The scale: a buffer, or the static constant.
@@ -210,29 +261,19 @@ LogicalResult MixprecLossScalingPass::scaleStep(func::FuncOp step) {
   }
 
   // Unscale in FP32, check, clip.
-  b.setInsertionPoint(firstWrite);
+  b.setInsertionPoint(check);
   Value inverse = DivOp::create(b, loc, f32Scalar(b, loc, 1.0), scale);
-  SmallVector<Value> gradients;
-  for (Operation *update : updates) {
-    Value gradient = castTo(b, loc, update->getOperand(1), f32);
-    gradients.push_back(
-        MulOp::create(b, loc, gradient, spread(b, loc, inverse, gradient)));
-  }
+  SmallVector<Value> gradients = gradientsOf(b, loc, updates);
+  for (Value &gradient : gradients)
+    gradient =
+        MulOp::create(b, loc, gradient, spread(b, loc, inverse, gradient));
   auto finite = AllFiniteOp::create(b, loc, gradients);
   Value ok = finite.getResult();
   if (maxGradNorm > 0.0)
     clip(b, loc, gradients);
-  for (auto [update, gradient] : llvm::zip_equal(updates, gradients)) {
-    Type paramElement = cast<RankedTensorType>(update->getOperand(0).getType())
-                            .getElementType();
-    update->setOperand(1, castTo(b, loc, gradient, paramElement));
-  }
+  setGradients(b, loc, updates, gradients);
 
   // A step with a non-finite gradient writes the old values back.
-  SmallVector<AssignOp> writes;
-  for (auto assign : body.getOps<AssignOp>())
-    if (isOptimizerWrite(assign.getValue().getDefiningOp()))
-      writes.push_back(assign);
   for (AssignOp assign : writes) {
     b.setInsertionPoint(assign);
     Value old = ReadOp::create(b, assign.getLoc(), assign.getValue().getType(),
@@ -276,14 +317,33 @@ LogicalResult MixprecLossScalingPass::scaleStep(func::FuncOp step) {
   return success();
 }
 
+void MixprecLossScalingPass::clipStep(func::FuncOp step) {
+  Block &body = step.getBody().front();
+  SmallVector<Operation *> updates;
+  for (Operation &op : body)
+    if (isa<SGDUpdateOp, AdamUpdateOp>(op))
+      updates.push_back(&op);
+  if (updates.empty())
+    return;
+  OpBuilder b(afterGradients(body, updates));
+  SmallVector<Value> gradients = gradientsOf(b, step.getLoc(), updates);
+  clip(b, step.getLoc(), gradients);
+  setGradients(b, step.getLoc(), updates, gradients);
+}
+
 void MixprecLossScalingPass::runOnOperation() {
   if (failed(checkOptions()))
     return signalPassFailure();
-  if (mode == "none")
-    return;
-  for (auto step : llvm::to_vector(getOperation().getOps<func::FuncOp>()))
-    if (step->hasAttr(kOptimizerStepAttr) && failed(scaleStep(step)))
-      return signalPassFailure();
+  for (auto step : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
+    if (!step->hasAttr(kOptimizerStepAttr))
+      continue;
+    if (mode != "none") {
+      if (failed(scaleStep(step)))
+        return signalPassFailure();
+    } else if (maxGradNorm > 0.0) {
+      clipStep(step);
+    }
+  }
 }
 
 } // namespace

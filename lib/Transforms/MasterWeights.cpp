@@ -33,7 +33,10 @@ OpOperand &gradientOperand(Operation *update) {
   return update->getOpOperand(1);
 }
 
-Value castTo(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
+/// `value` as `type`, cast right after its definition: the gradient is then
+/// ready where the backward ends, before any optimizer write (loss scaling
+/// checks all gradients there).
+Value castTo(Location loc, Value value, RankedTensorType type) {
   if (value.getType() == type)
     return value;
   // A gradient autodiff rounded for the parameter's old type: take what it
@@ -41,6 +44,8 @@ Value castTo(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
   if (auto cast = value.getDefiningOp<CastOp>())
     if (cast.getInput().getType() == type)
       return cast.getInput();
+  OpBuilder b(value.getContext());
+  b.setInsertionPointAfterValue(value);
   return CastOp::create(b, loc, type, value);
 }
 
@@ -71,9 +76,8 @@ void setStorage(ParameterOp parameter, RankedTensorType storage,
         continue;
       }
       if (isUpdateParameter(use)) {
-        b.setInsertionPoint(user);
         OpOperand &gradient = gradientOperand(user);
-        gradient.set(castTo(b, user->getLoc(), gradient.get(), storage));
+        gradient.set(castTo(user->getLoc(), gradient.get(), storage));
         user->getResult(0).setType(storage);
         continue;
       }
@@ -139,9 +143,8 @@ struct MixprecMasterWeightsPass
     module.walk([&](Operation *op) {
       if (!isa<SGDUpdateOp, AdamUpdateOp>(op))
         return;
-      OpBuilder b(op);
       OpOperand &gradient = gradientOperand(op);
-      gradient.set(castTo(b, op->getLoc(), gradient.get(),
+      gradient.set(castTo(op->getLoc(), gradient.get(),
                           cast<RankedTensorType>(op->getOperand(0).getType())));
     });
   }

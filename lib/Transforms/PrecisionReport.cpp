@@ -9,14 +9,13 @@
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 #include "mixprec/Transforms/Passes.h"
 
+#include "ReportSupport.h"
+
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 namespace mixprec {
 #define GEN_PASS_DEF_MIXPRECPRECISIONREPORT
@@ -174,17 +173,6 @@ private:
            !producer->hasTrait<KeepsTypes>();
   }
 
-  static std::string locationOf(Operation *op) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    if (auto fileLoc = dyn_cast<FileLineColLoc>(op->getLoc()))
-      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
-         << fileLoc.getColumn();
-    else
-      op->getLoc()->print(os);
-    return text;
-  }
-
   static double share(int64_t part, int64_t whole) {
     return whole ? 100.0 * static_cast<double>(part) / whole : 0.0;
   }
@@ -240,15 +228,8 @@ private:
         {"activation_bytes_f32", totals.fp32Bytes},
         {"activation_bytes", totals.bytes},
         {"working_copy_bytes", totals.workingCopyBytes}};
-    std::error_code error;
-    llvm::ToolOutputFile file(jsonFile, error, llvm::sys::fs::OF_Text);
-    if (error)
-      return getOperation().emitError()
-             << "mixprec-precision-report: cannot write '" << jsonFile
-             << "': " << error.message();
-    file.os() << llvm::formatv("{0:2}", report) << "\n";
-    file.keep();
-    return success();
+    return writeJsonReport(getOperation(), "mixprec-precision-report", jsonFile,
+                           std::move(report));
   }
 };
 

@@ -24,5 +24,12 @@
 // CHECK-NEXT:    %[[LOSS:[0-9a-z_]+]] = mixprec.softmax_cross_entropy %[[LOGITS]], %[[LABELS]] : tensor<64x10xf32>, tensor<64xi32>
 // CHECK-NEXT:    return %[[LOSS]] : tensor<f32>
 // CHECK-NEXT:  }
+// CHECK-LABEL: func.func @predict(
+// CHECK-SAME:      %[[PX:[^:]+]]: tensor<64x64xf32>) -> tensor<64x10xf32> {
+// CHECK:         %[[PH:[0-9a-z_]+]] = mixprec.linear %[[PX]], {{.*}} -> tensor<64x128xf32>
+// CHECK-NEXT:    %[[PA:[0-9a-z_]+]] = mixprec.relu %[[PH]] : tensor<64x128xf32>
+// CHECK-NEXT:    %[[PL:[0-9a-z_]+]] = mixprec.linear %[[PA]], {{.*}} -> tensor<64x10xf32>
+// CHECK-NEXT:    return %[[PL]] : tensor<64x10xf32>
+// CHECK-NEXT:  }
 // CHECK-NEXT:  mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 9.000000e-01>
 // CHECK-NEXT: }

@@ -315,7 +315,10 @@ def test_list_of_mlp(mlp_library):
     assert proc.stdout == (
         "loss(fc1_weight: f32[128, 64], fc1_bias: f32[128], "
         "fc2_weight: f32[10, 128], fc2_bias: f32[10], arg0: f32[64, 64], "
-        "arg1: i32[64]) -> (result0: f32[])\n")
+        "arg1: i32[64]) -> (result0: f32[])\n"
+        "predict(fc1_weight: f32[128, 64], fc1_bias: f32[128], "
+        "fc2_weight: f32[10, 128], fc2_bias: f32[10], arg0: f32[64, 64]) -> "
+        "(result0: f32[64, 10])\n")
 
 
 # ---------------------------------------------------------------------------

@@ -21,29 +21,9 @@ from harness import compile_mlir, to_numpy
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 PARAMETERS = ["fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"]
 
-# The MLP's logits, for evaluation: reads the same parameters.
-MLP_PREDICT = """
-  func.func @predict(%x: tensor<64x64xf32>) -> tensor<64x10xf32> {
-    %w1 = mixprec.read @fc1_weight : tensor<128x64xf32>
-    %b1 = mixprec.read @fc1_bias : tensor<128xf32>
-    %w2 = mixprec.read @fc2_weight : tensor<10x128xf32>
-    %b2 = mixprec.read @fc2_bias : tensor<10xf32>
-    %h = mixprec.linear %x, %w1, %b1 : tensor<64x64xf32>, tensor<128x64xf32>, tensor<128xf32> -> tensor<64x128xf32>
-    %a = mixprec.relu %h : tensor<64x128xf32>
-    %logits = mixprec.linear %a, %w2, %b2 : tensor<64x128xf32>, tensor<10x128xf32>, tensor<10xf32> -> tensor<64x10xf32>
-    return %logits : tensor<64x10xf32>
-  }
-"""
-
-
-def with_functions(text, functions):
-    """`text`, a module, with `functions` added at its end."""
-    end = text.rindex("}")
-    return text[:end] + functions + text[end:]
-
-
 def mlp_source(optimizer=None):
-    text = with_functions((EXAMPLES / "mlp.mlir").read_text(), MLP_PREDICT)
+    """examples/mlp.mlir (with its @predict), `optimizer` replacing SGD."""
+    text = (EXAMPLES / "mlp.mlir").read_text()
     if optimizer:
         text = text.replace("#mixprec.sgd<momentum = 0.9>", optimizer)
     return text

@@ -78,6 +78,11 @@ static cl::opt<std::string>
                  "these options (\"precision=f16 loss-scaling=dynamic ...\"; "
                  "\"\" for its defaults); replaces --autocast and --autodiff"),
         cl::ValueOptional, cl::init("none"));
+static cl::opt<bool> memoryReport(
+    "memory-report",
+    cl::desc("Print each train step's memory (--mixprec-memory-report) on "
+             "stderr after --amp or --autodiff"),
+    cl::init(false));
 static cl::opt<std::string>
     headerFile("header", cl::desc("Header to write (default: beside -o)"),
                cl::init(""));
@@ -181,6 +186,8 @@ int main(int argc, char **argv) {
   }
   if (autodiff)
     training.addPass(mixprec::createMixprecAutodiff());
+  if (memoryReport)
+    training.addPass(mixprec::createMixprecMemoryReport());
   if (failed(training.run(*module)))
     return 1;
   // The state table and the train steps, before their declarations and

@@ -212,7 +212,7 @@ def MixprecLossScaling : Pass<"mixprec-loss-scaling", "::mlir::ModuleOp"> {
     `@<step>.loss_scale`, `@<step>.loss_scale_tracker` and
     `@<step>.loss_scale_hysteresis` and updates them with
     `mixprec.loss_scale_update` (ARCHITECTURE.md §1); `mode=static` keeps the
-    scale at `init-scale`; `mode=none` changes nothing.
+    scale at `init-scale`; `mode=none` only clips (when `max-grad-norm` is set).
 
     ```mlir
     %seed = mixprec.constant {mixprec.loss_seed} dense<1.0> : tensor<f32>
@@ -274,6 +274,62 @@ def MixprecPrecisionReport
     ```
     mixprec-opt model.mlir --mixprec-autocast=precision=bf16 \
         --mixprec-precision-report=json-file=report.json -o /dev/null
+    ```
+  }];
+  let options = [
+    Option<"jsonFile", "json-file", "std::string", /*default=*/"\"\"",
+           "also write the report as JSON to this file">
+  ];
+}
+
+def MixprecMemoryReport : Pass<"mixprec-memory-report", "::mlir::ModuleOp"> {
+  let summary = "Report the bytes a train step keeps and its estimated peak";
+  let description = [{
+    Runs after `--mixprec-autodiff` (and the rest of `--mixprec-amp`),
+    before `--mixprec-expose-state`. For each optimizer-step function
+    (`mixprec.optimizer_step`) it prints a table (to stderr) of tensors and
+    bytes, a tensor taking elements * element size (f32 4, f16/bf16 2,
+    i64 8, i32 4, i1 1):
+    - parameters: every `mixprec.parameter` in its storage type (the FP32
+      master after `--mixprec-master-weights`);
+    - working copies: casts of parameter reads, made each step;
+    - gradients: the gradient operand of every `sgd_update`/`adam_update`;
+    - optimizer state: the buffers the updates read as moments, and the
+      step's own buffers `@<step>.*` (step count, loss-scale state);
+    - buffers: every other buffer (batch-norm running statistics);
+    - saved activations: values the forward computes and the backward
+      uses, except state reads, working copies and arguments. The forward
+      is every op the returned loss depends on; the backward every op that
+      depends on a loss seed (`mixprec.loss_seed`), or feeds one without
+      being forward (a reshape of a saved value). Program order does not
+      split them: canonicalization hoists the seed to the top.
+    Persistent state is parameters + optimizer state + buffers.
+
+    The peak is an estimate for a straight-line schedule in program order
+    without in-place reuse: every value is live from its definition to its
+    last use; arguments and `mixprec.rng_state` from the start; values
+    returned or assigned to state (the step's results after expose-state)
+    to the end. Reads alias the persistent state. Peak = persistent state +
+    the largest sum of live bytes at any op; the report names that op.
+    The IR is not changed. A module without an optimizer step is an error.
+
+    ```mlir
+    mixprec.parameter @w : tensor<4x8xf32> = #mixprec.zeros
+    func.func @train(%x: tensor<2x8xf32>, %lr: tensor<f32>) -> tensor<f32>
+        attributes {mixprec.optimizer_step} {
+      %w = mixprec.read @w : tensor<4x8xf32>
+      %w16 = mixprec.cast %w : tensor<4x8xf32> to tensor<4x8xf16>
+      ...
+      %new = mixprec.sgd_update %w, %g, %lr : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+      mixprec.assign @w, %new : tensor<4x8xf32>
+      return %loss : tensor<f32>
+    }
+    ```
+    has 128 bytes of parameters, a 64-byte working copy and a 128-byte
+    gradient. Run it as
+    ```
+    mixprec-opt model.mlir --mixprec-amp="precision=f16" \
+        --mixprec-memory-report=json-file=memory.json -o /dev/null
     ```
   }];
   let options = [

@@ -12,10 +12,11 @@
 // RUN: mixprec-opt %mixprec_src_root/examples/transformer.mlir --mixprec-autocast | grep -c 'autocast = "cast:' | FileCheck %s --check-prefix=TRANSFORMER-COUNT
 // RUN: mixprec-opt %mixprec_src_root/examples/transformer.mlir --mixprec-autocast=precision=bf16 | grep -c 'autocast = "cast:' | FileCheck %s --check-prefix=TRANSFORMER-COUNT
 
-// The MLP. The batch and the four parameters are cast down once each; the
-// relu stays 16-bit between the linears; the second linear yields FP32 for
-// the loss.
-// MLP-COUNT: 5
+// The MLP. In @loss and again in @predict, the batch and the four
+// parameters are cast down once each; the relu stays 16-bit between the
+// linears; the second linear yields FP32 for the loss and for the logits
+// @predict returns.
+// MLP-COUNT: 10
 // MLP-LABEL: func.func @loss(
 // MLP-SAME:    [[X:%[^:]+]]: tensor<64x64xf32>
 // MLP:         [[X16:%.+]] = mixprec.cast [[X]] {{.*}} to tensor<64x64xf16>
@@ -25,6 +26,10 @@
 // MLP-NEXT:    [[A:%.+]] = mixprec.relu [[H]] {{.*}}: tensor<64x128xf16>
 // MLP-NEXT:    [[LOGITS:%.+]] = mixprec.linear [[A]], {{.*}} -> tensor<64x10xf32>
 // MLP-NEXT:    mixprec.softmax_cross_entropy [[LOGITS]]
+// MLP-LABEL: func.func @predict(
+// MLP-COUNT-5: mixprec.cast {{.*}} to tensor<{{[0-9x]+}}xf16>
+// MLP:         [[P:%.+]] = mixprec.linear {{.*}} -> tensor<64x10xf32>
+// MLP-NEXT:    return [[P]] : tensor<64x10xf32>
 
 // The CNN. The batch and the three weights are cast down; each batch norm's
 // output is cast down once, and relu and max pooling run in 16 bits up to

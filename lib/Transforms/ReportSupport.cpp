@@ -1,0 +1,34 @@
+//===- ReportSupport.cpp - shared pieces of the report passes -------------===//
+//----------------===//
+
+#include "ReportSupport.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+
+std::string mixprec::locationOf(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+       << fileLoc.getColumn();
+  else
+    op->getLoc()->print(os);
+  return text;
+}
+
+LogicalResult mixprec::writeJsonReport(Operation *op, StringRef pass,
+                                       StringRef path,
+                                       llvm::json::Value report) {
+  std::error_code error;
+  llvm::ToolOutputFile file(path, error, llvm::sys::fs::OF_Text);
+  if (error)
+    return op->emitError() << pass << ": cannot write '" << path
+                           << "': " << error.message();
+  file.os() << llvm::formatv("{0:2}", report) << "\n";
+  file.keep();
+  return success();
+}
