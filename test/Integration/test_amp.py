@@ -291,3 +291,23 @@ def mlp_source_path(directory):
     path = directory / "mlp.mlir"
     path.write_text(mlp_source())
     return path
+
+
+@pytest.mark.parametrize("options", [
+    "precision=bf16 max-grad-norm=1.0",  # no loss scaling
+    # Clipped after unscaling (the default 65536 would overflow here: the
+    # scaled seed meets the FP16 backward before any gradient exists).
+    "precision=f16 init-scale=1024 max-grad-norm=1.0",
+])
+def test_gradient_clipping_uses_the_unscaled_global_norm(options):
+    # loss = sum(x . w) with x = (3, 4, 0, 0): the gradient of w is x, of
+    # L2 norm 5, clipped to norm 1 (PyTorch's clip_grad_norm_: times
+    # 1 / (5 + 1e-6)). One plain SGD step with lr 1.
+    model = compile_mlir(LINEAR.replace("OPTIMIZER", "#mixprec.sgd<>"),
+                         ("--amp=" + options,))
+    trainer = model.trainer()
+    trainer.step([np.array([[3.0, 4.0, 0.0, 0.0]], np.float32)], 1.0)
+    assert not trainer.skipped
+    coefficient = np.float32(1.0) / np.float32(5.0 + 1e-6)
+    expected = 1.0 - np.array([3.0, 4.0, 0.0, 0.0], np.float32) * coefficient
+    np.testing.assert_allclose(trainer.get("w").ravel(), expected, rtol=1e-6)

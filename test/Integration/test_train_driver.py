@@ -104,3 +104,44 @@ def test_help_lists_the_options():
     assert proc.returncode == 0
     for option in ("--data", "--lr", "--steps", "--seed", "--eval"):
         assert option in proc.stdout
+
+
+def test_amp_training_names_overflowing_gradients_and_checkpoints(
+        setup, tmp_path):
+    library, files = setup
+    amp = tmp_path / "libamp.so"
+    proc = subprocess.run([mixprec.tool_path("mixprec-compile"),
+                           library.parent / "mlp.mlir", "-o", amp,
+                           "--amp=precision=f16"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    poisoned = tmp_path / "x_poisoned.npy"
+    x = np.load(files["x_train"])
+    x[100, 5] = 70000.0  # Inf in FP16, once per epoch
+    np.save(poisoned, x)
+    checkpoint = tmp_path / "run.ckpt"
+    proc = train(amp, "--data", poisoned, "--data", files["y_train"], "--lr",
+                 "0.1", "--steps", "46", "--log-every", "46", "--save",
+                 checkpoint)
+    assert proc.returncode == 0, proc.stderr
+    skipped = [line for line in proc.stdout.splitlines()
+               if " skipped: " in line]
+    # Two epochs of 23 batches: the sample is seen twice.
+    assert len(skipped) == 2, proc.stdout
+    assert skipped[0] == (
+        "step %s skipped: non-finite gradients of fc1_weight, fc1_bias, "
+        "fc2_weight, fc2_bias; loss scale now 32768"
+        % skipped[0].split()[1])
+    assert "scale 16384  skipped 2" in proc.stdout
+    assert "2 skipped, 44 applied" in proc.stdout
+    assert "saved a checkpoint to %s" % checkpoint in proc.stdout
+    proc = train(amp, "--data", files["x_train"], "--data", files["y_train"],
+                 "--steps", "1", "--resume", checkpoint)
+    assert proc.returncode == 0, proc.stderr
+    assert "resumed from %s at step 44" % checkpoint in proc.stdout
+    assert "2 skipped, 45 applied" in proc.stdout
+    checkpoint.write_bytes(checkpoint.read_bytes()[:-8])
+    proc = train(amp, "--data", files["x_train"], "--data", files["y_train"],
+                 "--resume", checkpoint)
+    assert proc.returncode == 1
+    assert "is truncated or corrupted" in proc.stderr

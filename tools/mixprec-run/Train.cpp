@@ -32,6 +32,7 @@ struct TrainOptions {
   int64_t logEvery = 50;
   std::string evalFunction;
   std::string evalData, evalLabels;
+  std::string resume, save;
 };
 
 int fail(const std::string &message) {
@@ -77,6 +78,10 @@ std::string parse(const std::vector<std::string> &args, TrainOptions &options) {
       options.evalFunction = value;
     else if (flag == "--eval-data")
       options.evalData = value;
+    else if (flag == "--resume")
+      options.resume = value;
+    else if (flag == "--save")
+      options.save = value;
     else if (flag == "--eval-labels")
       options.evalLabels = value;
     else
@@ -111,6 +116,10 @@ struct TrainerABI {
   int64_t (*skippedSteps)(const mixprec_trainer *);
   int32_t (*numStates)();
   const mixprec_tensor_spec *(*stateAt)(int32_t);
+  int32_t (*skipped)(const mixprec_trainer *);
+  const char *(*nonfinite)(const mixprec_trainer *, int32_t);
+  mixprec_status (*save)(const mixprec_trainer *, const char *);
+  mixprec_status (*load)(mixprec_trainer *, const char *);
   mixprec_status (*evaluate)(mixprec_trainer *, const char *, int64_t,
                              const mixprec_tensor *, int32_t,
                              const mixprec_tensor *, int32_t);
@@ -131,6 +140,10 @@ struct TrainerABI {
            get(numStates, "mixprec_num_states") &&
            get(stateAt, "mixprec_state_at") &&
            get(evaluate, "mixprec_trainer_evaluate") &&
+           get(skipped, "mixprec_trainer_skipped") &&
+           get(nonfinite, "mixprec_trainer_nonfinite_parameter") &&
+           get(save, "mixprec_trainer_save") &&
+           get(load, "mixprec_trainer_load") &&
            get(lastError, "mixprec_last_error");
   }
 };
@@ -184,6 +197,8 @@ const char *trainUsage() {
          "  --seed S            shuffle and RNG seed (default 0)\n"
          "  --log-every N       progress every N steps (default 50; 0: "
          "none)\n"
+         "  --resume C          start from checkpoint C\n"
+         "  --save C            write a checkpoint to C after training\n"
          "  --eval F --eval-data X.npy --eval-labels Y.npy\n"
          "                      after training, run F on X (any number of "
          "rows) and print\n"
@@ -211,6 +226,12 @@ int runTrain(const ModelLibrary &library,
     mixprec_trainer *trainer;
     ~Destroy() { abi.destroy(trainer); }
   } destroy{abi, trainer};
+  if (!options.resume.empty()) {
+    if (abi.load(trainer, options.resume.c_str()) != MIXPREC_OK)
+      return fail(abi.lastError());
+    std::printf("resumed from %s at step %lld\n", options.resume.c_str(),
+                (long long)abi.stepCount(trainer));
+  }
 
   // Progress shows the loss scale where the step has one.
   bool scaled = false;
@@ -283,6 +304,14 @@ int runTrain(const ModelLibrary &library,
     if (abi.step(trainer, tensors.data(), int32_t(tensors.size()),
                  float(options.lr), &loss) != MIXPREC_OK)
       return fail(abi.lastError());
+    if (abi.skipped(trainer)) {
+      // The diagnosis: which gradients overflowed.
+      std::printf("step %lld skipped: non-finite gradients of",
+                  (long long)(s + 1));
+      for (int32_t i = 0; const char *name = abi.nonfinite(trainer, i); ++i)
+        std::printf("%s %s", i ? "," : "", name);
+      std::printf("; loss scale now %g\n", abi.lossScale(trainer));
+    }
     if (options.logEvery > 0 &&
         ((s + 1) % options.logEvery == 0 || s + 1 == options.steps)) {
       auto now = std::chrono::steady_clock::now();
@@ -310,6 +339,11 @@ int runTrain(const ModelLibrary &library,
                 (long long)abi.skippedSteps(trainer),
                 (long long)abi.stepCount(trainer));
   std::printf("\n");
+  if (!options.save.empty()) {
+    if (abi.save(trainer, options.save.c_str()) != MIXPREC_OK)
+      return fail(abi.lastError());
+    std::printf("saved a checkpoint to %s\n", options.save.c_str());
+  }
 
   if (options.evalFunction.empty())
     return 0;
