@@ -43,6 +43,8 @@ typedef enum mixprec_status {
   MIXPREC_INVALID_ARGUMENT = 1, /* wrong count, dtype, rank, shape or null */
   MIXPREC_NOT_FOUND = 2,        /* no function of that name */
   MIXPREC_INTERNAL = 3,
+  MIXPREC_UNAVAILABLE = 4,  /* no CUDA driver or device on this machine */
+  MIXPREC_DEVICE_ERROR = 5, /* the GPU reported an error (launch, memory) */
 } mixprec_status;
 
 /* A tensor the caller passes in: `data` points at the first element. */

@@ -1,0 +1,54 @@
+//===- CudaDriver.h - the CUDA driver API, loaded at run time ---*- C++ -*-===//
+//
+// What CUDA model binaries run on: the driver API (libcuda) opened with
+// dlopen, so a binary starts on a machine without a driver and says so, and
+// every call returns a mixprec_status with a message (mixprec_last_error)
+// instead of aborting. One context and one stream per Driver. C library
+// only, like the rest of the model runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXPREC_RUNTIME_CUDA_CUDADRIVER_H
+#define MIXPREC_RUNTIME_CUDA_CUDADRIVER_H
+
+#include "mixprec/Runtime/mixprec.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace mixprec::cuda {
+
+struct Driver;
+using DevicePointer = uint64_t;
+using Module = void *;
+using Function = void *;
+
+/// Loads the driver (libcuda.so.1, or the library $MIXPREC_LIBCUDA names),
+/// initializes it, and creates a context and a stream on `device`.
+/// MIXPREC_UNAVAILABLE when there is no driver or no such device.
+mixprec_status open(int device, Driver **driver);
+/// Destroys the stream and the context and unloads the driver; null is
+/// allowed.
+void close(Driver *driver);
+
+/// Loads a cubin, fatbin or PTX image and finds the kernel `name` in it.
+mixprec_status loadKernel(Driver *driver, const void *image, const char *name,
+                          Module *module, Function *kernel);
+
+mixprec_status allocate(Driver *driver, size_t bytes, DevicePointer *pointer);
+mixprec_status release(Driver *driver, DevicePointer pointer);
+mixprec_status copyToDevice(Driver *driver, DevicePointer destination,
+                            const void *source, size_t bytes);
+mixprec_status copyToHost(Driver *driver, void *destination,
+                          DevicePointer source, size_t bytes);
+
+/// Launches `kernel` on the driver's stream; `name` is for messages.
+mixprec_status launch(Driver *driver, Function kernel, const char *name,
+                      const unsigned grid[3], const unsigned block[3],
+                      unsigned sharedBytes, void **arguments);
+/// Waits for the stream; reports an error of a kernel launched before.
+mixprec_status synchronize(Driver *driver);
+
+} // namespace mixprec::cuda
+
+#endif // MIXPREC_RUNTIME_CUDA_CUDADRIVER_H
