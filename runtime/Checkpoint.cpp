@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace mixprec::runtime;
@@ -110,8 +111,11 @@ mixprec_status writeAll(int fd, const uint8_t *data, size_t size) {
     ssize_t written = write(fd, data, size);
     if (written < 0 && errno == EINTR)
       continue;
-    if (written <= 0)
+    if (written <= 0) {
+      if (written == 0)
+        errno = EIO;
       return MIXPREC_INTERNAL;
+    }
     data += written;
     size -= size_t(written);
   }
@@ -155,23 +159,32 @@ mixprec_status mixprec_trainer_save(const mixprec_trainer *trainer,
   if (out.failed)
     return mixprec_fail(MIXPREC_INTERNAL, "out of memory saving %s", path);
 
+  // A fresh temporary file beside `path` (same file system, so the rename
+  // is atomic), never one another saver or a symlink could share.
   char temporary[4096];
-  if (std::snprintf(temporary, sizeof(temporary), "%s.tmp.%d", path,
-                    int(getpid())) >= int(sizeof(temporary)))
+  if (std::snprintf(temporary, sizeof(temporary), "%s.tmp.XXXXXX", path) >=
+      int(sizeof(temporary)))
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "path too long: %s", path);
-  int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = mkostemp(temporary, O_CLOEXEC);
   if (fd < 0)
     return mixprec_fail(MIXPREC_INTERNAL, "cannot create %s: %s", temporary,
                         std::strerror(errno));
-  bool written =
-      writeAll(fd, out.data, out.size) == MIXPREC_OK && fsync(fd) == 0;
-  int savedErrno = errno;
-  written = close(fd) == 0 && written;
-  if (!written || rename(temporary, path) != 0) {
-    savedErrno = written ? errno : savedErrno;
+  const char *failed = nullptr;
+  int failure = 0;
+  if (fchmod(fd, 0644) != 0)
+    failed = "fchmod", failure = errno;
+  else if (writeAll(fd, out.data, out.size) != MIXPREC_OK)
+    failed = "write", failure = errno;
+  else if (fsync(fd) != 0)
+    failed = "fsync", failure = errno;
+  if (close(fd) != 0 && !failed)
+    failed = "close", failure = errno;
+  if (!failed && rename(temporary, path) != 0)
+    failed = "rename", failure = errno;
+  if (failed) {
     unlink(temporary);
-    return mixprec_fail(MIXPREC_INTERNAL, "cannot write %s: %s", path,
-                        std::strerror(savedErrno));
+    return mixprec_fail(MIXPREC_INTERNAL, "cannot write %s (%s: %s)", path,
+                        failed, std::strerror(failure));
   }
   syncDirectoryOf(path);
   return MIXPREC_OK;
@@ -242,11 +255,13 @@ mixprec_status mixprec_trainer_load(mixprec_trainer *trainer,
       status = mixprec_fail(MIXPREC_INVALID_ARGUMENT, "%s is malformed", path);
       break;
     }
-    char text[256];
-    std::snprintf(text, sizeof(text), "%.*s", int(length), name);
-    int32_t index = std::strcmp(text, kRngSpec.name) == 0
-                        ? mixprec_model_num_states
-                        : stateIndex(text);
+    // Messages show at most 200 bytes of a name.
+    char text[201];
+    std::snprintf(text, sizeof(text), "%.*s", int(length < 200 ? length : 200),
+                  name);
+    bool isRng = length == std::strlen(kRngSpec.name) &&
+                 std::memcmp(name, kRngSpec.name, length) == 0;
+    int32_t index = isRng ? mixprec_model_num_states : stateIndex(name, length);
     const mixprec_tensor_spec &spec =
         index == mixprec_model_num_states || index < 0
             ? kRngSpec

@@ -56,6 +56,10 @@ mixprec_status checkCount(const char *function, const char *role, int32_t count,
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
                         "%s: expects %d %ss, got %d (%s %d is one too many)",
                         function, expected, role, count, role, expected);
+  // Only a negative count is below 0 expected: there is nothing to name.
+  if (expected == 0)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "%s: expects 0 %ss, got %d",
+                        function, role, count);
   int32_t missing = count < 0 ? 0 : count;
   return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
                       "%s: expects %d %ss, got %d (%s %d ('%s') is missing)",

@@ -30,9 +30,15 @@ size_t bytesOf(const mixprec_tensor_spec &spec) {
 }
 
 int32_t stateIndex(const char *name) {
-  for (int32_t i = 0; i < mixprec_model_num_states; ++i)
-    if (std::strcmp(mixprec_model_states[i].spec->name, name) == 0)
+  return stateIndex(name, std::strlen(name));
+}
+
+int32_t stateIndex(const char *name, size_t length) {
+  for (int32_t i = 0; i < mixprec_model_num_states; ++i) {
+    const char *candidate = mixprec_model_states[i].spec->name;
+    if (std::strncmp(candidate, name, length) == 0 && candidate[length] == '\0')
       return i;
+  }
   return -1;
 }
 
@@ -112,6 +118,21 @@ uint16_t toBF16(float value) {
   return uint16_t(bits >> 16);
 }
 
+/// `value` as a float rounded to odd: rounding that to bf16 (8 bits of
+/// mantissa, far fewer than float's 24) equals rounding `value` once.
+float roundToOddFloat(double value) {
+  float rounded = float(value);
+  if (double(rounded) == value || std::isnan(value) || std::isinf(rounded))
+    return rounded;
+  if (std::fabs(double(rounded)) > std::fabs(value))
+    rounded = std::nextafter(rounded, 0.0f);
+  uint32_t bits;
+  std::memcpy(&bits, &rounded, sizeof(bits));
+  bits |= 1u;
+  std::memcpy(&rounded, &bits, sizeof(bits));
+  return rounded;
+}
+
 void storeElement(void *data, mixprec_dtype dtype, int64_t index,
                   double value) {
   switch (dtype) {
@@ -119,12 +140,13 @@ void storeElement(void *data, mixprec_dtype dtype, int64_t index,
     static_cast<float *>(data)[index] = float(value);
     return;
   case MIXPREC_F16: {
-    _Float16 half = _Float16(float(value));
+    // One rounding, from double (not through float).
+    _Float16 half = _Float16(value);
     std::memcpy(static_cast<uint16_t *>(data) + index, &half, sizeof(half));
     return;
   }
   case MIXPREC_BF16:
-    static_cast<uint16_t *>(data)[index] = toBF16(float(value));
+    static_cast<uint16_t *>(data)[index] = toBF16(roundToOddFloat(value));
     return;
   case MIXPREC_I32:
     static_cast<int32_t *>(data)[index] = int32_t(value);
@@ -194,9 +216,23 @@ void mapInputs(const mixprec_function &function, bool trainStep,
 
 /// The index of the state tensor `<step>.<suffix>`, or -1.
 int32_t stepStateIndex(const char *step, const char *suffix) {
-  char name[256];
-  std::snprintf(name, sizeof(name), "%s.%s", step, suffix);
-  return stateIndex(name);
+  size_t stepLength = std::strlen(step);
+  for (int32_t i = 0; i < mixprec_model_num_states; ++i) {
+    const char *name = mixprec_model_states[i].spec->name;
+    if (std::strncmp(name, step, stepLength) == 0 && name[stepLength] == '.' &&
+        std::strcmp(name + stepLength + 1, suffix) == 0)
+      return i;
+  }
+  return -1;
+}
+
+bool sameSpec(const mixprec_tensor_spec &a, const mixprec_tensor_spec &b) {
+  if (a.dtype != b.dtype || a.rank != b.rank)
+    return false;
+  for (int32_t dim = 0; dim < a.rank; ++dim)
+    if (a.shape[dim] != b.shape[dim])
+      return false;
+  return true;
 }
 
 mixprec_tensor tensorOf(const mixprec_tensor_spec &spec, void *data) {
@@ -283,9 +319,37 @@ mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
   created->step = entry;
   created->rng[0] = int64_t(seed);
   mapInputs(function, /*trainStep=*/true, created->inputSources);
+  for (int32_t i = 0; i < function.num_inputs; ++i) {
+    int32_t source = created->inputSources[i];
+    const mixprec_tensor_spec &spec = function.inputs[i];
+    bool matches = source >= 0
+                       ? sameSpec(spec, *mixprec_model_states[source].spec)
+                   : source == FromRng ? sameSpec(spec, kRngSpec)
+                   : source == FromLearningRate
+                       ? spec.dtype == MIXPREC_F32 && spec.rank == 0
+                       : true;
+    if (!matches) {
+      mixprec_trainer_destroy(created);
+      return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                          "%s: input %d ('%s') does not match the model's "
+                          "state or the learning rate",
+                          step, i, spec.name);
+    }
+  }
   created->outputStates[0] = -1;
-  for (int32_t i = 1; i < function.num_outputs; ++i)
-    created->outputStates[i] = stateIndex(function.outputs[i].name);
+  for (int32_t i = 1; i < function.num_outputs; ++i) {
+    // Every result after the loss is the new value of a state tensor.
+    int32_t index = stateIndex(function.outputs[i].name);
+    const mixprec_tensor_spec &spec = function.outputs[i];
+    if (index < 0 || !sameSpec(spec, *mixprec_model_states[index].spec)) {
+      mixprec_trainer_destroy(created);
+      return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                          "%s: result %d ('%s') is not a parameter or buffer "
+                          "of the model",
+                          step, i, spec.name);
+    }
+    created->outputStates[i] = index;
+  }
   created->stepCount = stepStateIndex(step, "step_count");
   created->lossScale = stepStateIndex(step, "loss_scale");
   created->skipped = stepStateIndex(step, "skipped");
@@ -488,6 +552,9 @@ mixprec_status mixprec_trainer_evaluate(mixprec_trainer *trainer,
   }
   // The compiled batch: dim 0 of every batched input and output.
   int64_t batchSize = fn.outputs[0].shape[0];
+  if (status == MIXPREC_OK && batchSize < 1)
+    status = mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                          "%s: result 0 has no rows to evaluate", fn.name);
   for (int32_t i = 0, next = 0; status == MIXPREC_OK && i < total; ++i) {
     bool isInput = i < fn.num_inputs;
     const mixprec_tensor_spec &spec =

@@ -29,8 +29,9 @@ namespace mixprec::runtime {
 int64_t elementsOf(const mixprec_tensor_spec &spec);
 size_t bytesOf(const mixprec_tensor_spec &spec);
 
-/// The index of the state tensor `name`, or -1.
+/// The index of the state tensor `name` (its first `length` bytes), or -1.
 int32_t stateIndex(const char *name);
+int32_t stateIndex(const char *name, size_t length);
 
 /// The RNG state's spec: "rng_state", i64[2].
 extern const mixprec_tensor_spec kRngSpec;

@@ -69,7 +69,7 @@ TEST_F(CudaDriverTest, TheToolkitStubResolvesAndSaysItIsAStub) {
   if (access(stub, R_OK) != 0)
     GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda";
   setenv("MIXPREC_LIBCUDA", stub, 1);
-  EXPECT_EQ(cuda::open(0, &driver), MIXPREC_DEVICE_ERROR);
+  EXPECT_EQ(cuda::open(0, &driver), MIXPREC_UNAVAILABLE);
   EXPECT_NE(error().find("initializing CUDA: "), std::string::npos) << error();
   EXPECT_NE(error().find("CUDA_ERROR_STUB_LIBRARY, 34"), std::string::npos)
       << error();

@@ -910,7 +910,11 @@ LogicalResult AutodiffPass::buildStep(TrainStepOp step,
   Block &body = function.getBody().front();
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
-  Value lr = body.addArgument(f32Scalar, step.getLoc());
+  // Through the function, so argument attributes stay in step.
+  if (failed(function.insertArgument(function.getNumArguments(), f32Scalar,
+                                     DictionaryAttr(), step.getLoc())))
+    return failure();
+  Value lr = body.getArguments().back();
   b.setInsertionPoint(ret);
 
   // The count of steps taken, this one included: Adam's bias correction

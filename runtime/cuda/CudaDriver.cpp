@@ -20,6 +20,7 @@ using CUstream = void *;
 constexpr CUresult kSuccess = 0;
 constexpr CUresult kNoDevice = 100;
 constexpr CUresult kInvalidDevice = 101;
+constexpr CUresult kStubLibrary = 34;
 
 /// The entry points, resolved by name.
 struct Api {
@@ -85,13 +86,19 @@ mixprec_status fail(const Driver *driver, CUresult result, const char *what) {
   for (const KnownError &known : kKnownErrors)
     if (known.code == result)
       name = known.name, text = known.text;
-  if (driver && driver->api.getErrorName)
-    driver->api.getErrorName(result, &name);
-  if (driver && driver->api.getErrorString)
-    driver->api.getErrorString(result, &text);
-  mixprec_status status = result == kNoDevice || result == kInvalidDevice
-                              ? MIXPREC_UNAVAILABLE
-                              : MIXPREC_DEVICE_ERROR;
+  // A driver that does not know the code fails and may null the strings.
+  const char *own = nullptr;
+  if (driver && driver->api.getErrorName &&
+      driver->api.getErrorName(result, &own) == kSuccess && own)
+    name = own;
+  own = nullptr;
+  if (driver && driver->api.getErrorString &&
+      driver->api.getErrorString(result, &own) == kSuccess && own)
+    text = own;
+  mixprec_status status =
+      result == kNoDevice || result == kInvalidDevice || result == kStubLibrary
+          ? MIXPREC_UNAVAILABLE
+          : MIXPREC_DEVICE_ERROR;
   return mixprec_fail(status, "%s: %s (%s, %d)", what, text, name, result);
 }
 
@@ -174,6 +181,8 @@ mixprec_status open(int device, Driver **driver) {
 void close(Driver *driver) {
   if (!driver)
     return;
+  if (driver->context)
+    driver->api.ctxSetCurrent(driver->context);
   if (driver->stream)
     driver->api.streamDestroy(driver->stream);
   if (driver->context)
@@ -182,11 +191,19 @@ void close(Driver *driver) {
   std::free(driver);
 }
 
+/// Makes the driver's context current on the calling thread: each Driver
+/// owns a context, and a caller may use several, or other threads.
+mixprec_status makeCurrent(Driver *driver) {
+  if (CUresult result = driver->api.ctxSetCurrent(driver->context))
+    return fail(driver, result, "selecting the CUDA context");
+  return MIXPREC_OK;
+}
+
 mixprec_status loadKernel(Driver *driver, const void *image, const char *name,
                           Module *module, Function *kernel) {
   const Api &api = driver->api;
-  if (CUresult result = api.ctxSetCurrent(driver->context))
-    return fail(driver, result, "selecting the CUDA context");
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
   if (CUresult result = api.moduleLoadData(module, image))
     return fail(driver, result, "loading the GPU code");
   if (CUresult result = api.moduleGetFunction(kernel, *module, name)) {
@@ -198,6 +215,8 @@ mixprec_status loadKernel(Driver *driver, const void *image, const char *name,
 }
 
 mixprec_status allocate(Driver *driver, size_t bytes, DevicePointer *pointer) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
   if (CUresult result = driver->api.memAlloc(pointer, bytes ? bytes : 1)) {
     char what[96];
     std::snprintf(what, sizeof(what), "allocating %zu bytes of GPU memory",
@@ -208,6 +227,8 @@ mixprec_status allocate(Driver *driver, size_t bytes, DevicePointer *pointer) {
 }
 
 mixprec_status release(Driver *driver, DevicePointer pointer) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
   if (CUresult result = driver->api.memFree(pointer))
     return fail(driver, result, "freeing GPU memory");
   return MIXPREC_OK;
@@ -215,6 +236,8 @@ mixprec_status release(Driver *driver, DevicePointer pointer) {
 
 mixprec_status copyToDevice(Driver *driver, DevicePointer destination,
                             const void *source, size_t bytes) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
   if (CUresult result = driver->api.memcpyHtoDAsync(destination, source, bytes,
                                                     driver->stream))
     return fail(driver, result, "copying to the GPU");
@@ -223,6 +246,8 @@ mixprec_status copyToDevice(Driver *driver, DevicePointer destination,
 
 mixprec_status copyToHost(Driver *driver, void *destination,
                           DevicePointer source, size_t bytes) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
   const Api &api = driver->api;
   if (CUresult result =
           api.memcpyDtoHAsync(destination, source, bytes, driver->stream))
@@ -234,6 +259,8 @@ mixprec_status copyToHost(Driver *driver, void *destination,
 mixprec_status launch(Driver *driver, Function kernel, const char *name,
                       const unsigned grid[3], const unsigned block[3],
                       unsigned sharedBytes, void **arguments) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
   if (CUresult result = driver->api.launchKernel(
           kernel, grid[0], grid[1], grid[2], block[0], block[1], block[2],
           sharedBytes, driver->stream, arguments, nullptr)) {
@@ -245,6 +272,8 @@ mixprec_status launch(Driver *driver, Function kernel, const char *name,
 }
 
 mixprec_status synchronize(Driver *driver) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
   if (CUresult result = driver->api.streamSynchronize(driver->stream))
     return fail(driver, result, "running GPU work");
   return MIXPREC_OK;

@@ -145,3 +145,18 @@ def test_amp_training_names_overflowing_gradients_and_checkpoints(
                  "--resume", checkpoint)
     assert proc.returncode == 1
     assert "is truncated or corrupted" in proc.stderr
+
+
+def test_resuming_continues_the_schedule_bit_for_bit(setup, tmp_path):
+    library, files = setup
+    data = ("--data", files["x_train"], "--data", files["y_train"], "--lr",
+            "0.1", "--log-every", "0")
+    full, half, resumed = (tmp_path / n for n in ("full", "half", "resumed"))
+    assert train(library, *data, "--steps", "30", "--save", full) \
+        .returncode == 0
+    assert train(library, *data, "--steps", "17", "--save", half) \
+        .returncode == 0
+    proc = train(library, *data, "--steps", "13", "--resume", half, "--save",
+                 resumed)
+    assert proc.returncode == 0, proc.stderr
+    assert resumed.read_bytes() == full.read_bytes()

@@ -190,3 +190,54 @@ def test_kaiming_bound_matches_torch():
     gain = torch.nn.init.calculate_gain("leaky_relu", math.sqrt(5))
     assert gain * math.sqrt(3.0 / fan_in) == pytest.approx(
         math.sqrt(2.0 / 6.0) * math.sqrt(3.0 / 36.0))
+
+
+def test_long_names_round_trip_through_checkpoints_and_the_scaler(tmp_path):
+    # Names past any fixed buffer: a 300-character parameter (and its
+    # moments) and a 250-character step with loss-scaler buffers.
+    long_parameter = "p" * 300
+    long_step = "s" * 250
+    text = (MODEL.replace("@v", "@" + long_parameter)
+            .replace("@train", "@" + long_step))
+    model = compile_mlir(text, ("--amp=precision=f16",))
+    trainer = model.trainer(long_step)
+    x = np.full((4, 5), 0.01, np.float32)
+    trainer.step([x], 0.1)
+    assert trainer.loss_scale == 65536.0  # found the scaler's buffer
+    path = tmp_path / "long.ckpt"
+    trainer.save(path)
+    other = model.trainer(long_step, seed=3)
+    other.load(path)
+    for spec in model.state:
+        assert other.get(spec.name).tobytes() == \
+            trainer.get(spec.name).tobytes()
+
+
+def test_a_step_whose_results_are_not_state_is_refused():
+    # A hand-written optimizer step returning something that is no
+    # parameter or buffer: the trainer refuses it instead of writing it
+    # anywhere.
+    model = compile_mlir("""
+mixprec.parameter @w : tensor<3xf32> = #mixprec.zeros
+func.func @train(%x: tensor<3xf32>, %lr: tensor<f32>) -> (tensor<f32>, tensor<64xf32>)
+    attributes {mixprec.optimizer_step} {
+  %w = mixprec.read @w : tensor<3xf32>
+  %l = mixprec.reduce_sum %w {dims = array<i64: 0>} : tensor<3xf32>
+  %z = mixprec.constant dense<0.0> : tensor<64xf32>
+  return %l, %z : tensor<f32>, tensor<64xf32>
+}
+""")
+    with pytest.raises(ModelError, match=r"train: result 1 \('result1'\) is "
+                                         "not a parameter or buffer"):
+        model.trainer()
+
+
+def test_an_initializer_without_finite_bounds_is_a_compile_error():
+    from mixprec import CompileError
+    with pytest.raises(CompileError, match="has no finite bounds"):
+        compile_mlir("""
+mixprec.parameter @w : tensor<4x0xf32> = #mixprec.kaiming_uniform<seed = 1>
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+""")

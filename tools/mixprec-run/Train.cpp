@@ -239,12 +239,17 @@ int runTrain(const ModelLibrary &library,
   for (int32_t i = 0; i < abi.numStates(); ++i)
     scaled |= scaleName == abi.stateAt(i)->name;
 
-  // The batch inputs are the step's inputs named arg<i>, but the last (the
-  // learning rate).
+  // The batch inputs: what the trainer does not supply itself (state, the
+  // RNG state, and the learning rate, the last input).
   std::vector<const mixprec_tensor_spec *> batchSpecs;
-  for (int32_t i = 0; i + 1 < step->num_inputs; ++i)
-    if (std::strncmp(step->inputs[i].name, "arg", 3) == 0)
+  for (int32_t i = 0; i + 1 < step->num_inputs; ++i) {
+    const char *name = step->inputs[i].name;
+    bool isState = std::strcmp(name, "rng_state") == 0;
+    for (int32_t j = 0; j < abi.numStates() && !isState; ++j)
+      isState = std::strcmp(name, abi.stateAt(j)->name) == 0;
+    if (!isState)
       batchSpecs.push_back(&step->inputs[i]);
+  }
   if (batchSpecs.size() != options.data.size())
     return fail(options.step + " takes " + std::to_string(batchSpecs.size()) +
                 " batch inputs, got " + std::to_string(options.data.size()) +
@@ -265,6 +270,9 @@ int runTrain(const ModelLibrary &library,
                   mixprec_dtype_name(spec.dtype) +
                   " with the shape of batch input '" + spec.name +
                   "' but dim 0, and as many samples as the other arrays");
+    if (spec.shape[0] < 1 || (batchSize && spec.shape[0] != batchSize))
+      return fail(options.step + ": every batch input needs the same "
+                                 "batch size (dim 0) to train on samples");
     samples = array->shape[0];
     batchSize = spec.shape[0];
     npy::Array batch;
@@ -288,11 +296,18 @@ int runTrain(const ModelLibrary &library,
   auto start = std::chrono::steady_clock::now();
   auto logStart = start;
   float loss = 0.0f;
-  for (int64_t s = 0; s < options.steps; ++s) {
+  // A resumed run continues the schedule: its epochs' shuffles are replayed
+  // up to the steps already taken, applied or skipped.
+  int64_t first = abi.stepCount(trainer) + abi.skippedSteps(trainer);
+  int64_t sinceLog = 0;
+  for (int64_t s = 0; s < first + options.steps; ++s) {
     if (s % perEpoch == 0) {
       std::iota(order.begin(), order.end(), 0);
       std::shuffle(order.begin(), order.end(), shuffle);
     }
+    if (s < first)
+      continue;
+    ++sinceLog;
     for (size_t i = 0; i < data.size(); ++i) {
       size_t bytes = rowBytes(data[i]);
       for (int64_t row = 0; row < batchSize; ++row)
@@ -313,10 +328,9 @@ int runTrain(const ModelLibrary &library,
       std::printf("; loss scale now %g\n", abi.lossScale(trainer));
     }
     if (options.logEvery > 0 &&
-        ((s + 1) % options.logEvery == 0 || s + 1 == options.steps)) {
+        ((s + 1) % options.logEvery == 0 || s + 1 == first + options.steps)) {
       auto now = std::chrono::steady_clock::now();
       double seconds = std::chrono::duration<double>(now - logStart).count();
-      int64_t sinceLog = (s % options.logEvery) + 1;
       std::printf("step %lld  loss %.6f  samples/s %.0f", (long long)(s + 1),
                   loss, double(sinceLog * batchSize) / seconds);
       if (scaled)
@@ -325,6 +339,7 @@ int runTrain(const ModelLibrary &library,
       std::printf("\n");
       std::fflush(stdout);
       logStart = now;
+      sinceLog = 0;
     }
   }
   double seconds =

@@ -131,7 +131,8 @@ mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
 int64_t mixprec_trainer_step_count(const mixprec_trainer *trainer);
 
 /* Steps compiled with loss scaling (--amp): the scale the next step uses
- * (1 without loss scaling), whether the last step was skipped because a
+ * (1 without dynamic loss scaling; a static scale is a constant of the
+ * step), whether the last step was skipped because a
  * gradient was not finite (its update not applied), how many steps were
  * skipped, and the index-th parameter (0, 1, ...) whose gradient had an Inf
  * or NaN in the last step (null past the last one). */

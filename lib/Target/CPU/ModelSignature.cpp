@@ -165,6 +165,10 @@ FailureOr<std::vector<StateSpec>> collectState(ModuleOp module) {
     if (!init)
       return op.emitError("the model runtime cannot initialize ")
              << initializer;
+    // A fan of 0 (an empty dim) gives an infinite bound.
+    if (!std::isfinite(init->a) || !std::isfinite(init->b))
+      return op.emitError()
+             << initializer << " has no finite bounds for " << type;
     StateSpec spec;
     spec.tensor.name = SymbolTable::getSymbolName(&op).str();
     spec.tensor.dtype = *dtypeOf(type.getElementType());

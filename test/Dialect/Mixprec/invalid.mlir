@@ -226,6 +226,11 @@ mixprec.buffer @count : tensor<i32> = #mixprec.constant<0.5>
 
 // -----
 
+// expected-error @+1 {{'mixprec.buffer' op the constant 3.000000e+09 does not fit the buffer's i32}}
+mixprec.buffer @count : tensor<i32> = #mixprec.constant<3.0e9>
+
+// -----
+
 func.func @f(%x: tensor<f32>) {
   // expected-error @+1 {{'mixprec.increment' op operand #0 must be 0-d tensor of 32-bit signless integer or 0-d tensor of 64-bit signless integer}}
   %0 = mixprec.increment %x : tensor<f32>

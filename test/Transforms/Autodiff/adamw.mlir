@@ -59,3 +59,19 @@ mixprec.train_step @train forward @loss optimizer #mixprec.adam<weight_decay = 0
 // CHECK-LABEL: func.func @train(
 // CHECK:         mixprec.adam_update {{.*}} {weight_decay = 1.000000e-01 : f64} : tensor<4xf32>
 // CHECK-NOT:     decoupled
+
+// -----
+
+// Argument attributes of the forward survive: the learning rate is added
+// through the function, with an empty attribute dictionary.
+mixprec.parameter @b : tensor<4xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<4xf32> {mixprec.abi_name = "features"}) -> tensor<f32> {
+  %b = mixprec.read @b : tensor<4xf32>
+  %y = mixprec.mul %x, %b : tensor<4xf32>, tensor<4xf32>
+  %l = mixprec.reduce_sum %y {dims = array<i64: 0>} : tensor<4xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.adam<>
+
+// CHECK-LABEL: func.func @train(
+// CHECK-SAME:    %{{[^:]+}}: tensor<4xf32> {mixprec.abi_name = "features"}, %{{[^:]+}}: tensor<f32>) -> tensor<f32>

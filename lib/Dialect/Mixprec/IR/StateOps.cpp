@@ -27,6 +27,14 @@ LogicalResult BufferOp::verify() {
       return emitOpError("an integer buffer starts from zeros, ones or an "
                          "integral constant, not ")
              << getInitializer();
+    unsigned width = cast<RankedTensorType>(getType())
+                         .getElementType()
+                         .getIntOrFloatBitWidth();
+    double limit = width == 1 ? 1.0 : std::ldexp(1.0, int(width) - 1);
+    if (value < (width == 1 ? 0.0 : -limit) ||
+        value >= (width == 1 ? 2.0 : limit))
+      return emitOpError("the constant ")
+             << value << " does not fit the buffer's i" << width;
   }
   return verifyInitializer(*this, getType(), getInitializer());
 }
