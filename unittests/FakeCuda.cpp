@@ -24,6 +24,18 @@ bool failing(const char *what) {
 
 int launched = 0;
 
+struct Error {
+  CUresult code;
+  const char *name, *text;
+};
+const Error kErrors[] = {
+    {kOutOfMemory, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {kNotInitialized, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {kNotFound, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {kLaunchFailed, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {kNoDevice, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+};
+
 } // namespace
 
 extern "C" {
@@ -90,40 +102,19 @@ CUresult cuLaunchKernel(void *, unsigned, unsigned, unsigned, unsigned,
   return kSuccess;
 }
 CUresult cuGetErrorName(CUresult result, const char **name) {
-  switch (result) {
-  case kOutOfMemory:
-    *name = "CUDA_ERROR_OUT_OF_MEMORY";
-    return kSuccess;
-  case kNotInitialized:
-    *name = "CUDA_ERROR_NOT_INITIALIZED";
-    return kSuccess;
-  case kNotFound:
-    *name = "CUDA_ERROR_NOT_FOUND";
-    return kSuccess;
-  case kLaunchFailed:
-    *name = "CUDA_ERROR_LAUNCH_FAILED";
-    return kSuccess;
-  case kNoDevice:
-    *name = "CUDA_ERROR_NO_DEVICE";
-    return kSuccess;
-  }
+  for (const Error &error : kErrors)
+    if (error.code == result) {
+      *name = error.name;
+      return kSuccess;
+    }
   return 1;
 }
 CUresult cuGetErrorString(CUresult result, const char **text) {
-  switch (result) {
-  case kOutOfMemory:
-    *text = "out of memory";
-    return kSuccess;
-  case kNotInitialized:
-    *text = "initialization error";
-    return kSuccess;
-  case kNotFound:
-    *text = "named symbol not found";
-    return kSuccess;
-  case kLaunchFailed:
-    *text = "unspecified launch failure";
-    return kSuccess;
-  }
+  for (const Error &error : kErrors)
+    if (error.code == result) {
+      *text = error.text;
+      return kSuccess;
+    }
   return 1;
 }
 
