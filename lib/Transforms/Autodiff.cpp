@@ -77,10 +77,7 @@ private:
 } // namespace
 
 Value ReverseSweep::castTo(Value value, Type elementType) {
-  RankedTensorType type = tensorTypeOf(value);
-  if (type.getElementType() == elementType)
-    return value;
-  return CastOp::create(b, loc, type.clone(elementType), value);
+  return castElements(b, loc, value, elementType);
 }
 
 Value ReverseSweep::splat(double value, RankedTensorType type) {
@@ -735,14 +732,9 @@ FailureOr<func::FuncOp> AutodiffPass::buildGradients(TrainStepOp step) {
     Value &total = byParameter[read.getStateAttr()];
     if (total) {
       Type f32 = b.getF32Type();
-      auto castF32 = [&](Value v) -> Value {
-        auto type = tensorTypeOf(v);
-        return type.getElementType() == f32
-                   ? v
-                   : CastOp::create(b, read.getLoc(), type.clone(f32), v);
-      };
-      total =
-          AddOp::create(b, read.getLoc(), castF32(total), castF32(gradient));
+      Location loc = read.getLoc();
+      total = AddOp::create(b, loc, castElements(b, loc, total, f32),
+                            castElements(b, loc, gradient, f32));
     } else {
       total = gradient;
     }
@@ -859,10 +851,8 @@ static FailureOr<func::FuncOp> cloneAccumulated(OpBuilder &b, TrainStepOp step,
     auto results = llvm::map_to_vector(
         source.getTerminator()->getOperands(),
         [&](Value v) { return mapping.lookupOrDefault(v); });
-    for (auto [i, value] : llvm::enumerate(results)) {
-      auto type = cast<RankedTensorType>(value.getType());
-      if (!type.getElementType().isF32())
-        value = CastOp::create(b, loc, type.clone(b.getF32Type()), value);
+    for (auto [i, result] : llvm::enumerate(results)) {
+      Value value = castElements(b, loc, result, b.getF32Type());
       if (k == 0)
         totals.push_back(value);
       else

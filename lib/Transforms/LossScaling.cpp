@@ -49,13 +49,6 @@ Value spread(OpBuilder &b, Location loc, Value scalar, Value like) {
   return BroadcastOp::create(b, loc, type, scalar);
 }
 
-Value castTo(OpBuilder &b, Location loc, Value value, Type elementType) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getElementType() == elementType)
-    return value;
-  return CastOp::create(b, loc, type.clone(elementType), value);
-}
-
 /// Whether `assign` writes what the optimizer owns: a parameter or moment
 /// from an update, or the step count.
 bool isOptimizerWrite(AssignOp assign, StringRef step) {
@@ -79,7 +72,7 @@ Operation *afterGradients(Block &body, ArrayRef<Operation *> updates) {
 SmallVector<Value> gradientsOf(OpBuilder &b, Location loc,
                                ArrayRef<Operation *> updates) {
   return llvm::map_to_vector(updates, [&](Operation *update) {
-    return castTo(b, loc, update->getOperand(1), b.getF32Type());
+    return castElements(b, loc, update->getOperand(1), b.getF32Type());
   });
 }
 
@@ -90,7 +83,7 @@ void setGradients(OpBuilder &b, Location loc, ArrayRef<Operation *> updates,
   for (auto [update, gradient] : llvm::zip_equal(updates, gradients)) {
     Type paramElement = cast<RankedTensorType>(update->getOperand(0).getType())
                             .getElementType();
-    update->setOperand(1, castTo(b, loc, gradient, paramElement));
+    update->setOperand(1, castElements(b, loc, gradient, paramElement));
   }
 }
 
@@ -255,8 +248,8 @@ LogicalResult MixprecLossScalingPass::scaleStep(func::FuncOp step) {
     Value value = seed->getResult(0);
     auto scaled = MulOp::create(
         b, loc, value,
-        castTo(b, loc, scale,
-               cast<RankedTensorType>(value.getType()).getElementType()));
+        castElements(b, loc, scale,
+                     cast<RankedTensorType>(value.getType()).getElementType()));
     value.replaceAllUsesExcept(scaled, scaled);
   }
 

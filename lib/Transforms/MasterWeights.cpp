@@ -46,7 +46,7 @@ Value castTo(Location loc, Value value, RankedTensorType type) {
       return cast.getInput();
   OpBuilder b(value.getContext());
   b.setInsertionPointAfterValue(value);
-  return CastOp::create(b, loc, type, value);
+  return castElements(b, loc, value, type.getElementType());
 }
 
 /// Gives `parameter` the storage type `storage`: every read yields it; a

@@ -311,3 +311,28 @@ def test_gradient_clipping_uses_the_unscaled_global_norm(options):
     coefficient = np.float32(1.0) / np.float32(5.0 + 1e-6)
     expected = 1.0 - np.array([3.0, 4.0, 0.0, 0.0], np.float32) * coefficient
     np.testing.assert_allclose(trainer.get("w").ravel(), expected, rtol=1e-6)
+
+
+def test_mixprec_compile_prints_the_memory_report(tmp_path):
+    # The AMP step of the digits MLP: the figures the README quotes, and
+    # the library is still written.
+    library = tmp_path / "libmlp.so"
+    proc = subprocess.run(
+        [mixprec.tool_path("mixprec-compile"), mlp_source_path(tmp_path),
+         "--amp=precision=f16", "--memory-report", "-o", library],
+        capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert library.exists()
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "memory report for @train"
+    rows = {" ".join(line.split()[:-2]): line.split()[-1] for line in lines
+            if len(line.split()) >= 3 and line.split()[-1].isdigit()}
+    assert rows["working copies"] == "19220"
+    assert rows["saved activations"] == "43520"
+    assert "peak: 180912 bytes" in proc.stderr
+    # Without a train step there is nothing to report.
+    proc = subprocess.run(
+        [mixprec.tool_path("mixprec-compile"), mlp_source_path(tmp_path),
+         "--memory-report", "-o", library], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "mixprec-memory-report: no optimizer-step function" in proc.stderr

@@ -15,10 +15,9 @@ Type mixprec::promoteFloatTypes(Type lhs, Type rhs) {
   return Float32Type::get(lhs.getContext());
 }
 
-LogicalResult
-mixprec::inferElementwiseType(std::optional<Location> location,
-                              ValueRange operands,
-                              SmallVectorImpl<Type> &types) {
+LogicalResult mixprec::inferElementwiseType(std::optional<Location> location,
+                                            ValueRange operands,
+                                            SmallVectorImpl<Type> &types) {
   auto lhs = cast<RankedTensorType>(operands[0].getType());
   auto rhs = cast<RankedTensorType>(operands[1].getType());
   if (lhs.getShape() != rhs.getShape())
@@ -26,8 +25,8 @@ mixprec::inferElementwiseType(std::optional<Location> location,
                              llvm::interleaved_array(lhs.getShape()), " and ",
                              llvm::interleaved_array(rhs.getShape()),
                              "; broadcast explicitly with mixprec.broadcast");
-  types.push_back(lhs.clone(
-      promoteFloatTypes(lhs.getElementType(), rhs.getElementType())));
+  types.push_back(
+      lhs.clone(promoteFloatTypes(lhs.getElementType(), rhs.getElementType())));
   return success();
 }
 
@@ -69,4 +68,12 @@ LogicalResult DropoutOp::verify() {
   if (stream < 0)
     return emitOpError("stream must be >= 0, got ") << stream;
   return success();
+}
+
+Value mixprec::castElements(OpBuilder &b, Location loc, Value value,
+                            Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getElementType() == elementType)
+    return value;
+  return CastOp::create(b, loc, type.clone(elementType), value);
 }

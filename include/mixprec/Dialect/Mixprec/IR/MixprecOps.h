@@ -57,6 +57,11 @@ llvm::LogicalResult verifyEpsilon(mlir::Operation *op, double eps);
 /// f32, its accumulator's.
 bool isContraction(mlir::Operation *op);
 
+/// `value` (a ranked tensor) with elements of `elementType`: itself when it
+/// has them already, else a new `mixprec.cast`.
+mlir::Value castElements(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value value, mlir::Type elementType);
+
 // Result-type inference shared by several ops.
 llvm::LogicalResult
 inferElementwiseType(std::optional<mlir::Location> location,
