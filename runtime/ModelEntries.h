@@ -15,9 +15,12 @@
 extern "C" {
 #endif
 
-/* Runs the compiled function on tensors already checked against its specs. */
-typedef void (*mixprec_invoke_fn)(const mixprec_tensor *inputs,
-                                  const mixprec_tensor *outputs);
+/* Runs the compiled function on tensors already checked against its specs.
+ * A CPU function cannot fail (MIXPREC_OK); a CUDA function reports the
+ * GPU's errors, with the message set, and then leaves the outputs as they
+ * were or partly written. */
+typedef mixprec_status (*mixprec_invoke_fn)(const mixprec_tensor *inputs,
+                                            const mixprec_tensor *outputs);
 
 typedef struct mixprec_model_entry {
   mixprec_function function;

@@ -134,10 +134,17 @@ mixprec_status mixprec_call(const char *name, const mixprec_tensor *inputs,
     if (mixprec_status status = checkTensor(function.name, "output", i,
                                             outputs[i], function.outputs[i]))
       return status;
-  entry->invoke(inputs, outputs);
-  return MIXPREC_OK;
+  return entry->invoke(inputs, outputs);
 }
 
 const char *mixprec_last_error(void) { return lastError; }
+
+// Weak: the CUDA runtime (runtime/cuda/GpuLaunchRuntime.cpp), linked into
+// CUDA models only, defines the one that counts.
+__attribute__((weak)) mixprec_status mixprec_device_memory(int64_t *,
+                                                           int64_t *) {
+  return mixprec_fail(MIXPREC_UNAVAILABLE,
+                      "this model runs on the CPU: it holds no device memory");
+}
 
 } // extern "C"

@@ -58,3 +58,28 @@ for key in ("parameters", "working_copies", "gradients", "optimizer_state",
                                  amp[key]["bytes"]))
 print("  %-18s %10d %10d" % ("peak", fp32["peak_bytes"], amp["peak_bytes"]))
 PY
+
+# The same AMP train step as a CUDA binary: tensor-core kernels for sm_80
+# and sm_90 in one fatbin, the same C ABI. It runs where there is an NVIDIA
+# GPU and driver; here mixprec-run reports that there is none.
+echo "== CUDA binary of the AMP (f16) train step"
+cuda=${CUDA_PATH:-/usr/local/cuda}
+if [ -x "$cuda/bin/ptxas" ]; then
+  "$MIXPREC_BUILD/bin/mixprec-compile" "$model" --amp=precision=f16 \
+    --target=cuda --arch=sm_80,sm_90 --cuda-path="$cuda" \
+    -o "$out/libmlp_f16_cuda.so"
+  "$MIXPREC_BUILD/bin/mixprec-compile" "$model" --amp=precision=f16 \
+    --target=cuda --arch=sm_90 --cuda-path="$cuda" --emit=ptx \
+    -o "$out/mlp_f16_sm_90.ptx"
+  echo "  $out/libmlp_f16_cuda.so ($(du -k "$out/libmlp_f16_cuda.so" | cut -f1) KiB)," \
+    "needs: $(readelf -d "$out/libmlp_f16_cuda.so" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
+  echo "  tensor-core instructions in its sm_90 PTX:" \
+    "$(grep -c 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32' "$out/mlp_f16_sm_90.ptx") mma.sync," \
+    "$(grep -c 'ldmatrix.sync.aligned' "$out/mlp_f16_sm_90.ptx") ldmatrix"
+  "$MIXPREC_BUILD/bin/mixprec-run" train "$out/libmlp_f16_cuda.so" \
+    --data "$out/x_train.npy" --data "$out/y_train.npy" --lr 0.1 \
+    --steps 600 --log-every 100 ||
+    echo "  (no GPU here: the binary says so and exits non-zero)"
+else
+  echo "  skipped: no CUDA toolkit at $cuda (set CUDA_PATH)"
+fi

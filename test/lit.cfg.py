@@ -18,13 +18,19 @@ config.substitutions.append(("%mixprec_src_root", config.mixprec_src_root))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["mixprec-opt"], [config.mixprec_tools_dir, config.llvm_tools_dir]
+    ["mixprec-opt", "mixprec-compile"],
+    [config.mixprec_tools_dir, config.llvm_tools_dir],
 )
 
 # The CUDA toolkit is optional for users: tests that need it say
 # `REQUIRES: cuda-toolkit` and are unsupported without it.
-if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.path.exists(ptxas):
     config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%ptxas", ptxas))
+    config.substitutions.append(
+        ("%cuda_path", os.path.dirname(os.path.dirname(os.path.realpath(ptxas))))
+    )
 
 # Helper scripts run under the interpreter that runs lit (Debian's python3).
 config.substitutions.append(("%python", sys.executable))

@@ -3,7 +3,10 @@
 // Implements the driver entry points runtime/cuda/CudaDriver.cpp uses, with
 // the failure $FAKE_CUDA names: no_device, init, oom, launch (an error the
 // stream reports at synchronization, as an illegal address would), or none.
-// Memory is host memory.
+// Memory is host memory and a launch runs nothing. fakeCudaCalls(name) counts
+// the calls of an entry point, for tests that check what the runtime asked
+// for. Built twice: FAKE_CUDA_LEGACY leaves out the stream-ordered allocator
+// (CUDA < 11.2).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +27,32 @@ bool failing(const char *what) {
 
 int launched = 0;
 
+/// Calls per entry point.
+struct Counter {
+  const char *entryPoint;
+  int calls;
+};
+Counter counters[] = {
+    {"cuInit", 0},
+    {"cuCtxDestroy_v2", 0},
+    {"cuStreamSynchronize", 0},
+    {"cuModuleLoadData", 0},
+    {"cuModuleUnload", 0},
+    {"cuFuncSetAttribute", 0},
+    {"cuMemAlloc_v2", 0},
+    {"cuMemFree_v2", 0},
+    {"cuMemAllocAsync", 0},
+    {"cuMemFreeAsync", 0},
+    {"cuMemPoolSetAttribute", 0},
+    {"cuLaunchKernel", 0},
+};
+
+void count(const char *entryPoint) {
+  for (Counter &counter : counters)
+    if (std::strcmp(counter.entryPoint, entryPoint) == 0)
+      ++counter.calls;
+}
+
 struct Error {
   CUresult code;
   const char *name, *text;
@@ -40,7 +69,17 @@ const Error kErrors[] = {
 
 extern "C" {
 
-CUresult cuInit(unsigned) { return failing("init") ? kNotInitialized : 0; }
+int fakeCudaCalls(const char *entryPoint) {
+  for (const Counter &counter : counters)
+    if (std::strcmp(counter.entryPoint, entryPoint) == 0)
+      return counter.calls;
+  return -1;
+}
+
+CUresult cuInit(unsigned) {
+  count("cuInit");
+  return failing("init") ? kNotInitialized : 0;
+}
 CUresult cuDeviceGetCount(int *count) {
   *count = failing("no_device") ? 0 : 1;
   return kSuccess;
@@ -49,11 +88,18 @@ CUresult cuDeviceGet(int *device, int ordinal) {
   *device = ordinal;
   return kSuccess;
 }
+CUresult cuDeviceGetAttribute(int *value, int, int) {
+  *value = 1;
+  return kSuccess;
+}
 CUresult cuCtxCreate_v2(void **context, unsigned, int) {
   *context = &launched;
   return kSuccess;
 }
-CUresult cuCtxDestroy_v2(void *) { return kSuccess; }
+CUresult cuCtxDestroy_v2(void *) {
+  count("cuCtxDestroy_v2");
+  return kSuccess;
+}
 CUresult cuCtxSetCurrent(void *) { return kSuccess; }
 CUresult cuStreamCreate(void **stream, unsigned) {
   *stream = &launched;
@@ -61,10 +107,12 @@ CUresult cuStreamCreate(void **stream, unsigned) {
 }
 CUresult cuStreamDestroy_v2(void *) { return kSuccess; }
 CUresult cuStreamSynchronize(void *) {
+  count("cuStreamSynchronize");
   // A launch error surfaces when the stream is waited on.
   return failing("launch") && launched ? kLaunchFailed : kSuccess;
 }
 CUresult cuModuleLoadData(void **module, const void *image) {
+  count("cuModuleLoadData");
   *module = const_cast<void *>(image);
   return kSuccess;
 }
@@ -75,14 +123,64 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   *function = module;
   return kSuccess;
 }
+CUresult cuModuleUnload(void *) {
+  count("cuModuleUnload");
+  return kSuccess;
+}
+CUresult cuFuncSetAttribute(void *, int, int) {
+  count("cuFuncSetAttribute");
+  return kSuccess;
+}
 CUresult cuMemAlloc_v2(uint64_t *pointer, size_t bytes) {
+  count("cuMemAlloc_v2");
   if (failing("oom"))
     return kOutOfMemory;
   *pointer = reinterpret_cast<uint64_t>(std::malloc(bytes));
   return kSuccess;
 }
 CUresult cuMemFree_v2(uint64_t pointer) {
+  count("cuMemFree_v2");
   std::free(reinterpret_cast<void *>(pointer));
+  return kSuccess;
+}
+#ifndef FAKE_CUDA_LEGACY
+CUresult cuMemAllocAsync(uint64_t *pointer, size_t bytes, void *) {
+  count("cuMemAllocAsync");
+  if (failing("oom"))
+    return kOutOfMemory;
+  *pointer = reinterpret_cast<uint64_t>(std::malloc(bytes));
+  return kSuccess;
+}
+CUresult cuMemFreeAsync(uint64_t pointer, void *) {
+  count("cuMemFreeAsync");
+  std::free(reinterpret_cast<void *>(pointer));
+  return kSuccess;
+}
+CUresult cuDeviceGetDefaultMemPool(void **pool, int) {
+  *pool = &launched;
+  return kSuccess;
+}
+CUresult cuMemPoolSetAttribute(void *, int, void *) {
+  count("cuMemPoolSetAttribute");
+  return kSuccess;
+}
+#endif
+CUresult cuMemcpyAsync(uint64_t destination, uint64_t source, size_t bytes,
+                       void *) {
+  std::memcpy(reinterpret_cast<void *>(destination),
+              reinterpret_cast<const void *>(source), bytes);
+  return kSuccess;
+}
+CUresult cuMemsetD32Async(uint64_t destination, unsigned value, size_t count,
+                          void *) {
+  for (size_t i = 0; i < count; ++i)
+    std::memcpy(reinterpret_cast<char *>(destination) + 4 * i, &value, 4);
+  return kSuccess;
+}
+CUresult cuMemsetD16Async(uint64_t destination, unsigned short value,
+                          size_t count, void *) {
+  for (size_t i = 0; i < count; ++i)
+    std::memcpy(reinterpret_cast<char *>(destination) + 2 * i, &value, 2);
   return kSuccess;
 }
 CUresult cuMemcpyHtoDAsync_v2(uint64_t destination, const void *source,
@@ -98,6 +196,7 @@ CUresult cuMemcpyDtoHAsync_v2(void *destination, uint64_t source, size_t bytes,
 CUresult cuLaunchKernel(void *, unsigned, unsigned, unsigned, unsigned,
                         unsigned, unsigned, unsigned, void *, void **,
                         void **) {
+  count("cuLaunchKernel");
   ++launched;
   return kSuccess;
 }

@@ -1,9 +1,9 @@
 //===- ModelRuntimeTest.cpp - the C ABI of compiled models ----------------===//
 //
 // runtime/ModelRuntime.cpp linked with a hand-written function table in place
-// of the one mixprec-compile generates: two fake functions whose invoke
-// writes known values, so every check of mixprec_call can be seen to run
-// (or not run) the function.
+// of the one mixprec-compile generates: fake functions whose invoke writes
+// known values, so every check of mixprec_call can be seen to run (or not
+// run) the function, and a train step that can fail as a GPU would.
 //
 // This is its own executable: the table is a global the runtime links
 // against, and a model has exactly one.
@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -23,9 +24,11 @@ namespace {
 
 int scaleCalls = 0;
 int packCalls = 0;
+bool trainFails = false;
 
 /// scale(x: f32[2, 3], factor: f32[]) -> (y: f32[2, 3], count: i64[])
-void scaleInvoke(const mixprec_tensor *in, const mixprec_tensor *out) {
+mixprec_status scaleInvoke(const mixprec_tensor *in,
+                           const mixprec_tensor *out) {
   ++scaleCalls;
   const float *x = static_cast<const float *>(in[0].data);
   float factor = *static_cast<const float *>(in[1].data);
@@ -33,16 +36,39 @@ void scaleInvoke(const mixprec_tensor *in, const mixprec_tensor *out) {
   for (int i = 0; i < 6; ++i)
     y[i] = x[i] * factor;
   *static_cast<int64_t *>(out[1].data) = 6;
+  return MIXPREC_OK;
 }
 
 /// pack(mask: bool[4], bits: bf16[2, 2], <long name>: i32[1, 1, 2],
 ///      half: f16[3]) -> (packed: i32[4])
-void packInvoke(const mixprec_tensor *in, const mixprec_tensor *out) {
+mixprec_status packInvoke(const mixprec_tensor *in, const mixprec_tensor *out) {
   ++packCalls;
   const uint8_t *mask = static_cast<const uint8_t *>(in[0].data);
   int32_t *packed = static_cast<int32_t *>(out[0].data);
   for (int i = 0; i < 4; ++i)
     packed[i] = mask[i] ? 100 + i : -1;
+  return MIXPREC_OK;
+}
+
+/// train(w: f32[2], train.step_count: i64[], rng_state: i64[2], x: f32[2],
+///       lr: f32[]) -> (loss: f32[], w: f32[2], train.step_count: i64[]):
+/// w - lr * x. With trainFails it writes part of its results and fails, as
+/// a CUDA model whose kernel faults does.
+mixprec_status trainInvoke(const mixprec_tensor *in,
+                           const mixprec_tensor *out) {
+  const float *w = static_cast<const float *>(in[0].data);
+  const float *x = static_cast<const float *>(in[3].data);
+  float lr = *static_cast<const float *>(in[4].data);
+  float *updated = static_cast<float *>(out[1].data);
+  for (int i = 0; i < 2; ++i)
+    updated[i] = trainFails ? NAN : w[i] - lr * x[i];
+  if (trainFails)
+    return mixprec_fail(MIXPREC_DEVICE_ERROR,
+                        "running kernel 'train_0': fake fault");
+  *static_cast<float *>(out[0].data) = x[0] + x[1];
+  *static_cast<int64_t *>(out[2].data) =
+      *static_cast<const int64_t *>(in[1].data) + 1;
+  return MIXPREC_OK;
 }
 
 const int64_t kMatrixShape[] = {2, 3};
@@ -50,6 +76,7 @@ const int64_t kVector4Shape[] = {4};
 const int64_t kSquareShape[] = {2, 2};
 const int64_t kRank3Shape[] = {1, 1, 2};
 const int64_t kVector3Shape[] = {3};
+const int64_t kVector2Shape[] = {2};
 
 // Longer than the runtime's message buffer: messages are cut, not overrun.
 const std::string kLongName(700, 'z');
@@ -71,6 +98,22 @@ const mixprec_tensor_spec kPackInputs[] = {
 const mixprec_tensor_spec kPackOutputs[] = {
     {"packed", MIXPREC_I32, 1, kVector4Shape},
 };
+const mixprec_tensor_spec kWeights = {"w", MIXPREC_F32, 1, kVector2Shape};
+const mixprec_tensor_spec kStepCount = {"train.step_count", MIXPREC_I64, 0,
+                                        nullptr};
+const int64_t kRngShape[] = {2};
+const mixprec_tensor_spec kTrainInputs[] = {
+    kWeights,
+    kStepCount,
+    {"rng_state", MIXPREC_I64, 1, kRngShape},
+    {"x", MIXPREC_F32, 1, kVector2Shape},
+    {"lr", MIXPREC_F32, 0, nullptr},
+};
+const mixprec_tensor_spec kTrainOutputs[] = {
+    {"loss", MIXPREC_F32, 0, nullptr},
+    kWeights,
+    kStepCount,
+};
 
 } // namespace
 
@@ -79,8 +122,14 @@ const mixprec_tensor_spec kPackOutputs[] = {
 const mixprec_model_entry mixprec_model_entries[] = {
     {{"scale", 2, kScaleInputs, 2, kScaleOutputs}, scaleInvoke},
     {{"pack", 4, kPackInputs, 1, kPackOutputs}, packInvoke},
+    {{"train", 5, kTrainInputs, 3, kTrainOutputs}, trainInvoke, 1},
 };
-const int32_t mixprec_model_num_entries = 2;
+const int32_t mixprec_model_num_entries = 3;
+const mixprec_model_state mixprec_model_states[] = {
+    {&kWeights, 1, MIXPREC_INIT_CONSTANT, 0.5, 0.0, 0},
+    {&kStepCount, 0, MIXPREC_INIT_CONSTANT, 0.0, 0.0, 0},
+};
+const int32_t mixprec_model_num_states = 2;
 
 namespace {
 
@@ -148,7 +197,7 @@ TEST_F(ModelRuntime, AbiVersion) {
 }
 
 TEST_F(ModelRuntime, FunctionAtBounds) {
-  ASSERT_EQ(mixprec_num_functions(), 2);
+  ASSERT_EQ(mixprec_num_functions(), 3);
   const mixprec_function *scale = mixprec_function_at(0);
   const mixprec_function *pack = mixprec_function_at(1);
   ASSERT_NE(scale, nullptr);
@@ -159,7 +208,7 @@ TEST_F(ModelRuntime, FunctionAtBounds) {
   EXPECT_EQ(scale->inputs, kScaleInputs);
   EXPECT_EQ(scale->num_outputs, 2);
   EXPECT_EQ(scale->outputs, kScaleOutputs);
-  for (int32_t index : {-1, 2, 3, INT32_MIN, INT32_MAX})
+  for (int32_t index : {-1, 3, 4, INT32_MIN, INT32_MAX})
     EXPECT_EQ(mixprec_function_at(index), nullptr) << index;
 }
 
@@ -220,12 +269,10 @@ TEST_F(ModelRuntime, ShapeArraysNeedOnlyEqualValues) {
 TEST_F(ModelRuntime, UnknownFunction) {
   ScaleCall call;
   EXPECT_EQ(call.call("nope"), MIXPREC_NOT_FOUND);
-  EXPECT_NE(std::string(mixprec_last_error()).find("'nope'"),
-            std::string::npos)
+  EXPECT_NE(std::string(mixprec_last_error()).find("'nope'"), std::string::npos)
       << mixprec_last_error();
   EXPECT_EQ(call.call(nullptr), MIXPREC_NOT_FOUND);
-  EXPECT_NE(std::string(mixprec_last_error()).find("(null)"),
-            std::string::npos)
+  EXPECT_NE(std::string(mixprec_last_error()).find("(null)"), std::string::npos)
       << mixprec_last_error();
   EXPECT_EQ(call.call(""), MIXPREC_NOT_FOUND);
   EXPECT_EQ(scaleCalls + packCalls, 0);
@@ -235,15 +282,15 @@ TEST_F(ModelRuntime, UnknownFunction) {
 TEST_F(ModelRuntime, TooFewInputs) {
   ScaleCall call;
   call.inputs.pop_back();
-  expectRejected(call.call(), call,
-                 {"scale", "expects 2 inputs, got 1", "input 1", "'factor'",
-                  "missing"});
+  expectRejected(
+      call.call(), call,
+      {"scale", "expects 2 inputs, got 1", "input 1", "'factor'", "missing"});
   ScaleCall none;
   none.inputs.clear();
   expectRejected(none.call(), none, {"got 0", "input 0 ('x') is missing"});
-  expectRejected(mixprec_call("scale", none.inputs.data(), -1,
-                              none.outputs.data(), 2),
-                 none, {"got -1", "input 0 ('x') is missing"});
+  expectRejected(
+      mixprec_call("scale", none.inputs.data(), -1, none.outputs.data(), 2),
+      none, {"got -1", "input 0 ('x') is missing"});
 }
 
 TEST_F(ModelRuntime, TooManyInputs) {
@@ -266,12 +313,10 @@ TEST_F(ModelRuntime, WrongOutputCounts) {
 
 TEST_F(ModelRuntime, NullTensorArrays) {
   ScaleCall call;
-  expectRejected(
-      mixprec_call("scale", nullptr, 2, call.outputs.data(), 2), call,
-      {"scale", "inputs", "null"});
-  expectRejected(
-      mixprec_call("scale", call.inputs.data(), 2, nullptr, 2), call,
-      {"scale", "outputs", "null"});
+  expectRejected(mixprec_call("scale", nullptr, 2, call.outputs.data(), 2),
+                 call, {"scale", "inputs", "null"});
+  expectRejected(mixprec_call("scale", call.inputs.data(), 2, nullptr, 2), call,
+                 {"scale", "outputs", "null"});
 }
 
 TEST_F(ModelRuntime, WrongDtype) {
@@ -410,6 +455,90 @@ TEST_F(ModelRuntime, LastErrorIsPerThread) {
   EXPECT_NE(otherMessage.find("'elsewhere'"), std::string::npos)
       << otherMessage;
   EXPECT_EQ(std::string(mixprec_last_error()), message);
+}
+
+//===----------------------------------------------------------------------===//
+// Functions that fail to run
+//===----------------------------------------------------------------------===//
+
+/// The trainer's copy of `name`, as bytes.
+template <size_t Bytes>
+void get(const mixprec_trainer *trainer, const char *name,
+         const mixprec_tensor_spec &spec, unsigned char (&bytes)[Bytes]) {
+  mixprec_tensor tensor = {bytes, spec.dtype, spec.rank, spec.shape};
+  ASSERT_EQ(mixprec_trainer_get(trainer, name, &tensor), MIXPREC_OK)
+      << mixprec_last_error();
+}
+
+TEST(ModelRuntimeFailure, AFailingStepLeavesTheTrainerAsItWas) {
+  mixprec_trainer *trainer = nullptr;
+  ASSERT_EQ(mixprec_trainer_create("train", 7, &trainer), MIXPREC_OK)
+      << mixprec_last_error();
+  float x[2] = {1.0f, 2.0f};
+  mixprec_tensor batch[] = {{x, MIXPREC_F32, 1, kVector2Shape}};
+  float loss = 0.0f;
+  ASSERT_EQ(mixprec_trainer_step(trainer, batch, 1, 0.5f, &loss), MIXPREC_OK)
+      << mixprec_last_error();
+  const mixprec_tensor_spec rngSpec = kTrainInputs[2];
+  unsigned char w[8], count[8], rng[16];
+  get(trainer, "w", kWeights, w);
+  get(trainer, "train.step_count", kStepCount, count);
+  get(trainer, "rng_state", rngSpec, rng);
+
+  trainFails = true;
+  float failedLoss = -1.0f;
+  EXPECT_EQ(mixprec_trainer_step(trainer, batch, 1, 0.5f, &failedLoss),
+            MIXPREC_DEVICE_ERROR);
+  trainFails = false;
+  EXPECT_STREQ(mixprec_last_error(), "running kernel 'train_0': fake fault");
+  EXPECT_EQ(failedLoss, -1.0f);
+  unsigned char wAfter[8], countAfter[8], rngAfter[16];
+  get(trainer, "w", kWeights, wAfter);
+  get(trainer, "train.step_count", kStepCount, countAfter);
+  get(trainer, "rng_state", rngSpec, rngAfter);
+  EXPECT_EQ(std::memcmp(w, wAfter, sizeof(w)), 0);
+  EXPECT_EQ(std::memcmp(count, countAfter, sizeof(count)), 0);
+  EXPECT_EQ(std::memcmp(rng, rngAfter, sizeof(rng)), 0);
+  EXPECT_EQ(mixprec_trainer_step_count(trainer), 1);
+
+  // The next step starts from the state before the failed one.
+  ASSERT_EQ(mixprec_trainer_step(trainer, batch, 1, 0.5f, &loss), MIXPREC_OK)
+      << mixprec_last_error();
+  float weights[2];
+  get(trainer, "w", kWeights, wAfter);
+  std::memcpy(weights, wAfter, sizeof(weights));
+  EXPECT_EQ(weights[0], -0.5f);
+  EXPECT_EQ(weights[1], -1.5f);
+  EXPECT_EQ(mixprec_trainer_step_count(trainer), 2);
+  mixprec_trainer_destroy(trainer);
+}
+
+TEST(ModelRuntimeFailure, CallReturnsTheFunctionsStatus) {
+  float w[2] = {}, x[2] = {}, lr = 1.0f, loss = 0.0f, updated[2];
+  int64_t count = 0, rng[2] = {}, newCount = 0;
+  mixprec_tensor inputs[] = {{w, MIXPREC_F32, 1, kVector2Shape},
+                             {&count, MIXPREC_I64, 0, nullptr},
+                             {rng, MIXPREC_I64, 1, kRngShape},
+                             {x, MIXPREC_F32, 1, kVector2Shape},
+                             {&lr, MIXPREC_F32, 0, nullptr}};
+  mixprec_tensor outputs[] = {{&loss, MIXPREC_F32, 0, nullptr},
+                              {updated, MIXPREC_F32, 1, kVector2Shape},
+                              {&newCount, MIXPREC_I64, 0, nullptr}};
+  trainFails = true;
+  EXPECT_EQ(mixprec_call("train", inputs, 5, outputs, 3), MIXPREC_DEVICE_ERROR);
+  trainFails = false;
+  EXPECT_STREQ(mixprec_last_error(), "running kernel 'train_0': fake fault");
+  EXPECT_EQ(mixprec_call("train", inputs, 5, outputs, 3), MIXPREC_OK);
+  EXPECT_EQ(newCount, 1);
+}
+
+TEST(ModelRuntimeFailure, ACpuModelHasNoDeviceMemory) {
+  int64_t current = -1, peak = -1;
+  EXPECT_EQ(mixprec_device_memory(&current, &peak), MIXPREC_UNAVAILABLE);
+  EXPECT_STREQ(mixprec_last_error(),
+               "this model runs on the CPU: it holds no device memory");
+  EXPECT_EQ(current, -1);
+  EXPECT_EQ(peak, -1);
 }
 
 //===----------------------------------------------------------------------===//

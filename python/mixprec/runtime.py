@@ -96,6 +96,17 @@ class Model:
         if status != 0:
             raise ModelError(self._lib.mixprec_last_error().decode())
 
+    def device_memory(self):
+        """(current, peak): the bytes of device memory a CUDA model holds
+        now and the most it held since it was loaded. Raises ModelError for
+        a CPU model."""
+        function = self._lib.mixprec_device_memory
+        function.restype = ctypes.c_int
+        function.argtypes = [ctypes.POINTER(ctypes.c_int64)] * 2
+        current, peak = ctypes.c_int64(), ctypes.c_int64()
+        self._check(function(ctypes.byref(current), ctypes.byref(peak)))
+        return current.value, peak.value
+
     def trainer(self, step="train", seed=0):
         """A `Trainer` for the train step `step`, its state initialized
         from the model's initializers."""

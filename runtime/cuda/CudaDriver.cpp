@@ -17,16 +17,21 @@ using CUresult = int;
 using CUdevice = int;
 using CUcontext = void *;
 using CUstream = void *;
+using CUmemoryPool = void *;
 constexpr CUresult kSuccess = 0;
 constexpr CUresult kNoDevice = 100;
 constexpr CUresult kInvalidDevice = 101;
 constexpr CUresult kStubLibrary = 34;
+constexpr int kMemoryPoolsSupported = 115; // CU_DEVICE_ATTRIBUTE_...
+constexpr int kMaxDynamicSharedBytes = 8;  // CU_FUNC_ATTRIBUTE_...
+constexpr int kReleaseThreshold = 4;       // CU_MEMPOOL_ATTR_...
 
 /// The entry points, resolved by name.
 struct Api {
   CUresult (*init)(unsigned);
   CUresult (*deviceGetCount)(int *);
   CUresult (*deviceGet)(CUdevice *, int);
+  CUresult (*deviceGetAttribute)(int *, int, CUdevice);
   CUresult (*ctxCreate)(CUcontext *, unsigned, CUdevice);
   CUresult (*ctxDestroy)(CUcontext);
   CUresult (*ctxSetCurrent)(CUcontext);
@@ -35,15 +40,25 @@ struct Api {
   CUresult (*streamSynchronize)(CUstream);
   CUresult (*moduleLoadData)(Module *, const void *);
   CUresult (*moduleGetFunction)(Function *, Module, const char *);
+  CUresult (*moduleUnload)(Module);
+  CUresult (*funcSetAttribute)(Function, int, int);
   CUresult (*memAlloc)(DevicePointer *, size_t);
   CUresult (*memFree)(DevicePointer);
   CUresult (*memcpyHtoDAsync)(DevicePointer, const void *, size_t, CUstream);
   CUresult (*memcpyDtoHAsync)(void *, DevicePointer, size_t, CUstream);
+  CUresult (*memcpyAsync)(DevicePointer, DevicePointer, size_t, CUstream);
+  CUresult (*memsetD32Async)(DevicePointer, unsigned, size_t, CUstream);
+  CUresult (*memsetD16Async)(DevicePointer, unsigned short, size_t, CUstream);
   CUresult (*launchKernel)(Function, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, unsigned, CUstream, void **,
                            void **);
   CUresult (*getErrorName)(CUresult, const char **);
   CUresult (*getErrorString)(CUresult, const char **);
+  // The stream-ordered allocator (CUDA 11.2); null when the driver is older.
+  CUresult (*memAllocAsync)(DevicePointer *, size_t, CUstream);
+  CUresult (*memFreeAsync)(DevicePointer, CUstream);
+  CUresult (*deviceGetDefaultMemPool)(CUmemoryPool *, CUdevice);
+  CUresult (*memPoolSetAttribute)(CUmemoryPool, int, void *);
 };
 
 /// Resolves `symbol` into `function`; false when the driver lacks it.
@@ -60,6 +75,10 @@ struct Driver {
   Api api;
   CUcontext context;
   CUstream stream;
+  bool streamOrdered; // allocations use cuMemAllocAsync / cuMemFreeAsync
+  // The kernels launched since the stream was last waited on, for messages.
+  const char *firstLaunched, *lastLaunched;
+  unsigned launches;
 };
 
 namespace {
@@ -108,6 +127,7 @@ bool resolveAll(Driver &driver) {
   return resolve(lib, "cuInit", api.init) &&
          resolve(lib, "cuDeviceGetCount", api.deviceGetCount) &&
          resolve(lib, "cuDeviceGet", api.deviceGet) &&
+         resolve(lib, "cuDeviceGetAttribute", api.deviceGetAttribute) &&
          resolve(lib, "cuCtxCreate_v2", api.ctxCreate) &&
          resolve(lib, "cuCtxDestroy_v2", api.ctxDestroy) &&
          resolve(lib, "cuCtxSetCurrent", api.ctxSetCurrent) &&
@@ -116,13 +136,38 @@ bool resolveAll(Driver &driver) {
          resolve(lib, "cuStreamSynchronize", api.streamSynchronize) &&
          resolve(lib, "cuModuleLoadData", api.moduleLoadData) &&
          resolve(lib, "cuModuleGetFunction", api.moduleGetFunction) &&
+         resolve(lib, "cuModuleUnload", api.moduleUnload) &&
+         resolve(lib, "cuFuncSetAttribute", api.funcSetAttribute) &&
          resolve(lib, "cuMemAlloc_v2", api.memAlloc) &&
          resolve(lib, "cuMemFree_v2", api.memFree) &&
          resolve(lib, "cuMemcpyHtoDAsync_v2", api.memcpyHtoDAsync) &&
          resolve(lib, "cuMemcpyDtoHAsync_v2", api.memcpyDtoHAsync) &&
+         resolve(lib, "cuMemcpyAsync", api.memcpyAsync) &&
+         resolve(lib, "cuMemsetD32Async", api.memsetD32Async) &&
+         resolve(lib, "cuMemsetD16Async", api.memsetD16Async) &&
          resolve(lib, "cuLaunchKernel", api.launchKernel) &&
          resolve(lib, "cuGetErrorName", api.getErrorName) &&
          resolve(lib, "cuGetErrorString", api.getErrorString);
+}
+
+/// Uses the stream-ordered allocator when the driver and the device have it.
+void setUpAllocator(Driver &driver, CUdevice device) {
+  Api &api = driver.api;
+  void *lib = driver.library;
+  int pools = 0;
+  if (!resolve(lib, "cuMemAllocAsync", api.memAllocAsync) ||
+      !resolve(lib, "cuMemFreeAsync", api.memFreeAsync) ||
+      api.deviceGetAttribute(&pools, kMemoryPoolsSupported, device) || !pools)
+    return;
+  driver.streamOrdered = true;
+  // The pool would hand memory back to the system at every synchronization
+  // (threshold 0); a model frees all it allocates at the end of each call.
+  CUmemoryPool pool = nullptr;
+  uint64_t keep = UINT64_MAX;
+  if (resolve(lib, "cuDeviceGetDefaultMemPool", api.deviceGetDefaultMemPool) &&
+      resolve(lib, "cuMemPoolSetAttribute", api.memPoolSetAttribute) &&
+      api.deviceGetDefaultMemPool(&pool, device) == kSuccess)
+    api.memPoolSetAttribute(pool, kReleaseThreshold, &keep);
 }
 
 } // namespace
@@ -174,6 +219,7 @@ mixprec_status open(int device, Driver **driver) {
     close(opened);
     return status;
   }
+  setUpAllocator(*opened, handle);
   *driver = opened;
   return MIXPREC_OK;
 }
@@ -199,19 +245,39 @@ mixprec_status makeCurrent(Driver *driver) {
   return MIXPREC_OK;
 }
 
-mixprec_status loadKernel(Driver *driver, const void *image, const char *name,
-                          Module *module, Function *kernel) {
-  const Api &api = driver->api;
+mixprec_status loadModule(Driver *driver, const void *image, Module *module) {
   if (mixprec_status status = makeCurrent(driver))
     return status;
-  if (CUresult result = api.moduleLoadData(module, image))
+  if (CUresult result = driver->api.moduleLoadData(module, image))
     return fail(driver, result, "loading the GPU code");
-  if (CUresult result = api.moduleGetFunction(kernel, *module, name)) {
+  return MIXPREC_OK;
+}
+
+mixprec_status getFunction(Driver *driver, Module module, const char *name,
+                           Function *kernel) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
+  if (CUresult result = driver->api.moduleGetFunction(kernel, module, name)) {
     char what[256];
     std::snprintf(what, sizeof(what), "finding kernel '%s'", name);
     return fail(driver, result, what);
   }
   return MIXPREC_OK;
+}
+
+mixprec_status unloadModule(Driver *driver, Module module) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
+  if (CUresult result = driver->api.moduleUnload(module))
+    return fail(driver, result, "unloading the GPU code");
+  return MIXPREC_OK;
+}
+
+mixprec_status loadKernel(Driver *driver, const void *image, const char *name,
+                          Module *module, Function *kernel) {
+  if (mixprec_status status = loadModule(driver, image, module))
+    return status;
+  return getFunction(driver, *module, name, kernel);
 }
 
 mixprec_status allocate(Driver *driver, size_t bytes, DevicePointer *pointer) {
@@ -230,6 +296,36 @@ mixprec_status release(Driver *driver, DevicePointer pointer) {
   if (mixprec_status status = makeCurrent(driver))
     return status;
   if (CUresult result = driver->api.memFree(pointer))
+    return fail(driver, result, "freeing GPU memory");
+  return MIXPREC_OK;
+}
+
+mixprec_status allocateOnStream(Driver *driver, size_t bytes,
+                                DevicePointer *pointer) {
+  if (!driver->streamOrdered)
+    return allocate(driver, bytes, pointer);
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
+  if (CUresult result = driver->api.memAllocAsync(pointer, bytes ? bytes : 1,
+                                                  driver->stream)) {
+    char what[96];
+    std::snprintf(what, sizeof(what), "allocating %zu bytes of GPU memory",
+                  bytes);
+    return fail(driver, result, what);
+  }
+  return MIXPREC_OK;
+}
+
+mixprec_status releaseOnStream(Driver *driver, DevicePointer pointer) {
+  if (!driver->streamOrdered) {
+    // cuMemFree does not wait for the kernels that may still use the memory.
+    if (mixprec_status status = synchronize(driver))
+      return status;
+    return release(driver, pointer);
+  }
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
+  if (CUresult result = driver->api.memFreeAsync(pointer, driver->stream))
     return fail(driver, result, "freeing GPU memory");
   return MIXPREC_OK;
 }
@@ -256,6 +352,51 @@ mixprec_status copyToHost(Driver *driver, void *destination,
   return synchronize(driver);
 }
 
+mixprec_status copyOnStream(Driver *driver, void *destination,
+                            const void *source, size_t bytes) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
+  if (CUresult result =
+          driver->api.memcpyAsync(DevicePointer(destination),
+                                  DevicePointer(source), bytes, driver->stream))
+    return fail(driver, result, "copying GPU memory");
+  return MIXPREC_OK;
+}
+
+mixprec_status fill32(Driver *driver, DevicePointer destination, uint32_t value,
+                      size_t count) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
+  if (CUresult result =
+          driver->api.memsetD32Async(destination, value, count, driver->stream))
+    return fail(driver, result, "filling GPU memory");
+  return MIXPREC_OK;
+}
+
+mixprec_status fill16(Driver *driver, DevicePointer destination, uint16_t value,
+                      size_t count) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
+  if (CUresult result =
+          driver->api.memsetD16Async(destination, value, count, driver->stream))
+    return fail(driver, result, "filling GPU memory");
+  return MIXPREC_OK;
+}
+
+mixprec_status reserveSharedMemory(Driver *driver, Function kernel,
+                                   const char *name, unsigned bytes) {
+  if (mixprec_status status = makeCurrent(driver))
+    return status;
+  if (CUresult result = driver->api.funcSetAttribute(
+          kernel, kMaxDynamicSharedBytes, int(bytes))) {
+    char what[256];
+    std::snprintf(what, sizeof(what),
+                  "giving kernel '%s' %u bytes of shared memory", name, bytes);
+    return fail(driver, result, what);
+  }
+  return MIXPREC_OK;
+}
+
 mixprec_status launch(Driver *driver, Function kernel, const char *name,
                       const unsigned grid[3], const unsigned block[3],
                       unsigned sharedBytes, void **arguments) {
@@ -268,14 +409,29 @@ mixprec_status launch(Driver *driver, Function kernel, const char *name,
     std::snprintf(what, sizeof(what), "launching kernel '%s'", name);
     return fail(driver, result, what);
   }
+  if (driver->launches++ == 0)
+    driver->firstLaunched = name;
+  driver->lastLaunched = name;
   return MIXPREC_OK;
 }
 
 mixprec_status synchronize(Driver *driver) {
   if (mixprec_status status = makeCurrent(driver))
     return status;
-  if (CUresult result = driver->api.streamSynchronize(driver->stream))
-    return fail(driver, result, "running GPU work");
+  CUresult result = driver->api.streamSynchronize(driver->stream);
+  // A kernel's fault shows here, not at its launch: name the kernels that
+  // may have caused it.
+  char what[320] = "running GPU work";
+  if (driver->launches == 1)
+    std::snprintf(what, sizeof(what), "running kernel '%s'",
+                  driver->firstLaunched);
+  else if (driver->launches > 1)
+    std::snprintf(
+        what, sizeof(what), "running kernels '%s' to '%s' (%u launches)",
+        driver->firstLaunched, driver->lastLaunched, driver->launches);
+  driver->launches = 0;
+  if (result)
+    return fail(driver, result, what);
   return MIXPREC_OK;
 }
 

@@ -31,22 +31,47 @@ mixprec_status open(int device, Driver **driver);
 /// allowed.
 void close(Driver *driver);
 
-/// Loads a cubin, fatbin or PTX image and finds the kernel `name` in it.
+/// Loads a cubin, fatbin or PTX (null-terminated) image.
+mixprec_status loadModule(Driver *driver, const void *image, Module *module);
+mixprec_status getFunction(Driver *driver, Module module, const char *name,
+                           Function *kernel);
+mixprec_status unloadModule(Driver *driver, Module module);
+/// loadModule, then getFunction.
 mixprec_status loadKernel(Driver *driver, const void *image, const char *name,
                           Module *module, Function *kernel);
 
 mixprec_status allocate(Driver *driver, size_t bytes, DevicePointer *pointer);
 mixprec_status release(Driver *driver, DevicePointer pointer);
+/// Stream-ordered (cuMemAllocAsync, cuMemFreeAsync) where the driver and
+/// the device support it; otherwise allocate, and release after waiting for
+/// the stream.
+mixprec_status allocateOnStream(Driver *driver, size_t bytes,
+                                DevicePointer *pointer);
+mixprec_status releaseOnStream(Driver *driver, DevicePointer pointer);
 mixprec_status copyToDevice(Driver *driver, DevicePointer destination,
                             const void *source, size_t bytes);
 mixprec_status copyToHost(Driver *driver, void *destination,
                           DevicePointer source, size_t bytes);
+/// Copies on the stream in any direction, which the driver infers from the
+/// addresses (unified addressing).
+mixprec_status copyOnStream(Driver *driver, void *destination,
+                            const void *source, size_t bytes);
+/// Sets `count` 32-bit or 16-bit elements, on the stream.
+mixprec_status fill32(Driver *driver, DevicePointer destination, uint32_t value,
+                      size_t count);
+mixprec_status fill16(Driver *driver, DevicePointer destination, uint16_t value,
+                      size_t count);
 
-/// Launches `kernel` on the driver's stream; `name` is for messages.
+/// Lets `kernel` launch with more than 48 KiB of dynamic shared memory.
+mixprec_status reserveSharedMemory(Driver *driver, Function kernel,
+                                   const char *name, unsigned bytes);
+/// Launches `kernel` on the driver's stream; `name` is for messages and must
+/// stay valid until the next synchronize.
 mixprec_status launch(Driver *driver, Function kernel, const char *name,
                       const unsigned grid[3], const unsigned block[3],
                       unsigned sharedBytes, void **arguments);
-/// Waits for the stream; reports an error of a kernel launched before.
+/// Waits for the stream; reports an error of a kernel launched before,
+/// naming the kernels launched since the last wait.
 mixprec_status synchronize(Driver *driver);
 
 } // namespace mixprec::cuda

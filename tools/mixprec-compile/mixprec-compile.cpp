@@ -1,11 +1,15 @@
 //===- mixprec-compile.cpp - a mixprec model to a native library ----------===//
 //
 //   mixprec-compile model.mlir --target=cpu -o libmodel.so
+//   mixprec-compile model.mlir --target=cuda --arch=sm_80,sm_90 -o libmodel.so
 //
 // lowers every public function of the model, emits an optimized object file,
 // generates the C ABI over it (mixprec/Runtime/mixprec.h) and links a shared
-// library that needs only libc, libm and libgcc. A header describing the
-// model's functions is written next to the library.
+// library that needs only libc, libm and libgcc (and, for CUDA, libdl: the
+// driver is opened at run time). For CUDA the kernels are PTX from MLIR's
+// NVVM path, assembled by ptxas for each --arch and bundled by fatbinary
+// into the library. A header describing the model's functions is written
+// next to the library.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +17,7 @@
 #include "mixprec/Conversion/Pipelines.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
 #include "mixprec/Target/CPU/ModelABI.h"
+#include "mixprec/Target/CUDA/KernelAssembler.h"
 #include "mixprec/Transforms/AmpPipeline.h"
 #include "mixprec/Transforms/Passes.h"
 
@@ -25,6 +30,8 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -42,18 +49,25 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("path"),
                                        cl::init("libmodel.so"));
-static cl::opt<std::string>
-    target("target", cl::desc("Backend: cpu (cuda: not available yet)"),
-           cl::init("cpu"));
-static cl::opt<std::string>
-    arch("arch", cl::desc("GPU architecture for --target=cuda"), cl::init(""));
-enum class Emit { Library, Object, LLVMIR, MLIR };
+static cl::opt<std::string> target("target", cl::desc("Backend: cpu or cuda"),
+                                   cl::init("cpu"));
+static cl::list<std::string>
+    archs("arch",
+          cl::desc("GPU architectures for --target=cuda: sm_80, sm_90, sm_90a "
+                   "(several, comma-separated, make a fatbin)"),
+          cl::CommaSeparated);
+static cl::opt<std::string> cudaPath(
+    "cuda-path", cl::desc("CUDA toolkit (ptxas, fatbinary, libdevice)"),
+    cl::init(getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda"));
+enum class Emit { Library, Object, LLVMIR, MLIR, PTX };
 static cl::opt<Emit> emit(
     "emit", cl::desc("What to write"), cl::init(Emit::Library),
     cl::values(clEnumValN(Emit::Library, "library", "a shared library"),
                clEnumValN(Emit::Object, "object", "the model's object file"),
                clEnumValN(Emit::LLVMIR, "llvm", "optimized LLVM IR"),
-               clEnumValN(Emit::MLIR, "mlir", "the lowered LLVM dialect")));
+               clEnumValN(Emit::MLIR, "mlir", "the lowered LLVM dialect"),
+               clEnumValN(Emit::PTX, "ptx",
+                          "the kernels' PTX (--target=cuda, one --arch)")));
 static cl::opt<std::string>
     cpu("cpu", cl::desc("CPU to generate code for (native: this machine)"),
         cl::init("native"));
@@ -96,9 +110,9 @@ static int fail(const Twine &message) {
 }
 
 /// Compiles the generated ABI source and links it with the model's object
-/// and the model runtime into `output`.
+/// and the model runtime (and the CUDA runtime) into `output`.
 static int linkLibrary(StringRef objectPath, StringRef abiSource,
-                       StringRef output, StringRef workDir) {
+                       StringRef output, StringRef workDir, bool cuda) {
   SmallString<128> abiPath(workDir);
   llvm::sys::path::append(abiPath, "model_abi.c");
   std::string error;
@@ -114,10 +128,16 @@ static int linkLibrary(StringRef objectPath, StringRef abiSource,
     return fail("cannot find the C compiler '" + cCompiler + "'");
   SmallVector<StringRef> args = {
       *cc, "-shared", "-fPIC", "-O2", "-I" MIXPREC_INCLUDE_DIR,
-      "-I" MIXPREC_RUNTIME_SOURCE_DIR, "-o", output, objectPath, abiPath,
-      // The runtime defines the exported ABI.
-      "-Wl,--whole-archive", MIXPREC_MODEL_RUNTIME_LIBRARY,
-      "-Wl,--no-whole-archive", "-lm"};
+      "-I" MIXPREC_RUNTIME_SOURCE_DIR, "-I" MIXPREC_RUNTIME_SOURCE_DIR "/cuda",
+      "-o", output, objectPath, abiPath,
+      // The runtimes define the exported ABI and the host code's GPU calls.
+      "-Wl,--whole-archive", MIXPREC_MODEL_RUNTIME_LIBRARY};
+  if (cuda)
+    args.append(
+        {MIXPREC_CUDA_RUNTIME_LIBRARY, "-Wl,--no-whole-archive", "-ldl"});
+  else
+    args.push_back("-Wl,--no-whole-archive");
+  args.push_back("-lm");
   int status =
       llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &error);
   if (status != 0)
@@ -132,13 +152,23 @@ int main(int argc, char **argv) {
                               "mixprec-compile: a model to a native library\n");
 
   // Options are checked before any work is done.
-  if (target == "cuda")
-    return fail("--target=cuda is not available in this version; use "
-                "--target=cpu");
-  if (target != "cpu")
+  bool cuda = target == "cuda";
+  if (target != "cpu" && !cuda)
     return fail("unknown --target '" + target + "' (expected cpu or cuda)");
-  if (!arch.empty())
+  if (!cuda && !archs.empty())
     return fail("--arch applies to --target=cuda only");
+  if (cuda && archs.empty())
+    return fail("--target=cuda needs --arch: sm_80, sm_90 or sm_90a "
+                "(several, comma-separated, make a fatbin)");
+  for (const std::string &chip : archs)
+    if (!mixprec::ptxFeaturesFor(chip))
+      return fail("unknown --arch '" + chip +
+                  "' (expected sm_80, sm_90 or sm_90a)");
+  if (emit == Emit::PTX && (!cuda || archs.size() != 1))
+    return fail("--emit=ptx needs --target=cuda and one --arch");
+  // The host side of a CUDA model only launches kernels: portable code.
+  std::string hostCpu =
+      cuda && cpu.getNumOccurrences() == 0 ? "x86-64" : cpu.getValue();
   if (autocast != "none" && autocast != "f16" && autocast != "bf16")
     return fail("unknown --autocast '" + autocast +
                 "' (expected none, f16 or bf16)");
@@ -159,6 +189,8 @@ int main(int argc, char **argv) {
   registry.insert<mixprec::MixprecDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   MLIRContext context(registry);
   // Diagnostics point at the source; the op's generic form is noise.
   context.printOpOnDiagnostic(false);
@@ -224,12 +256,31 @@ int main(int argc, char **argv) {
   }
 
   PassManager pm(&context);
-  mixprec::CPUPipelineOptions options;
-  options.vectorize = vectorize;
-  options.cpu = cpu;
-  mixprec::buildCPUPipeline(pm, options);
+  if (cuda) {
+    mixprec::CUDAPipelineOptions options;
+    options.chips = archs;
+    options.toolkit = cudaPath;
+    mixprec::buildCUDAPipeline(pm, options);
+  } else {
+    mixprec::CPUPipelineOptions options;
+    options.vectorize = vectorize;
+    options.cpu = cpu;
+    mixprec::buildCPUPipeline(pm, options);
+  }
   if (failed(pm.run(*module)))
     return 1;
+
+  if (emit == Emit::PTX) {
+    std::vector<mixprec::KernelImage> images =
+        mixprec::collectKernelImages(*module);
+    auto output = openOutputFile(outputFile, &error);
+    if (!output)
+      return fail(error);
+    for (const mixprec::KernelImage &image : images)
+      output->os() << image.ptx;
+    output->keep();
+    return 0;
+  }
 
   if (emit == Emit::MLIR) {
     auto output = openOutputFile(outputFile, &error);
@@ -240,7 +291,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (emit == Emit::LLVMIR) {
-    FailureOr<std::string> ir = mixprec::emitLLVMIR(*module, cpu);
+    FailureOr<std::string> ir = mixprec::emitLLVMIR(*module, hostCpu);
     if (failed(ir))
       return 1;
     auto output = openOutputFile(outputFile, &error);
@@ -250,22 +301,24 @@ int main(int argc, char **argv) {
     output->keep();
     return 0;
   }
-  if (emit == Emit::Object)
-    return failed(mixprec::emitObjectFile(*module, cpu, outputFile)) ? 1 : 0;
-
   SmallString<128> workDir;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("mixprec-compile", workDir))
     return fail("cannot create a temporary directory: " + ec.message());
   SmallString<128> objectPath(workDir);
   llvm::sys::path::append(objectPath, "model.o");
-  int status =
-      failed(mixprec::emitObjectFile(*module, cpu, objectPath))
-          ? 1
-          : linkLibrary(objectPath, mixprec::emitABISource(*signatures, *state),
-                        outputFile, workDir);
+  int status = 1;
+  if (cuda && failed(mixprec::assembleKernels(*module, cudaPath, workDir)))
+    status = 1;
+  else if (emit == Emit::Object)
+    status =
+        failed(mixprec::emitObjectFile(*module, hostCpu, outputFile)) ? 1 : 0;
+  else if (succeeded(mixprec::emitObjectFile(*module, hostCpu, objectPath)))
+    status = linkLibrary(objectPath,
+                         mixprec::emitABISource(*signatures, *state, cuda),
+                         outputFile, workDir, cuda);
   llvm::sys::fs::remove_directories(workDir);
-  if (status != 0)
+  if (status != 0 || emit == Emit::Object)
     return status;
 
   SmallString<128> header(headerFile);

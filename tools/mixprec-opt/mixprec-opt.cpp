@@ -16,12 +16,15 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mixprec::registerMixprecConversionPasses();
   mixprec::registerCPUPipeline();
+  mixprec::registerCUDAPipeline();
   mixprec::registerMixprecTransformsPasses();
   mixprec::registerAmpPipeline();
 
@@ -29,6 +32,9 @@ int main(int argc, char **argv) {
   registry.insert<mixprec::MixprecDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates kernels to LLVM IR and PTX.
+  mlir::registerAllToLLVMIRTranslations(registry);
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "mixprec optimizer driver\n", registry));

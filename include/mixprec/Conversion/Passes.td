@@ -177,4 +177,129 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// CUDA backend
+//===----------------------------------------------------------------------===//
+
+def MixprecGpuTensorCoreGemm
+    : Pass<"mixprec-gpu-tensor-core-gemm", "::mlir::ModuleOp"> {
+  let summary = "Run 16-bit contractions as tensor-core (mma.sync) kernels";
+  let description = [{
+    Replaces every linalg op on memrefs whose body is a multiply-accumulate
+    of two f16 (or two bf16) inputs into an f32, f16 or bf16 output --
+    `linalg.matmul`, `linalg.batch_matmul`, `linalg.conv_2d_*` (an implicit
+    GEMM), and the generic contractions of the backward pass -- with a
+    `gpu.launch_func` of a kernel of its own in `gpu.module @kernels`.
+
+    The op's loops are grouped by where they appear: parallel loops that
+    index only the first input are M, only the second input N, both or
+    neither a batch; reduction loops are K. A block of 128 threads (four
+    warps, 2x2) computes a 64x64 tile of (M, N) for one batch index:
+    for each 32-wide K step it loads the A tile (64x32) and the B tile
+    (stored N-major, 64x32) into shared memory through the op's own
+    indexing maps -- so any layout, transposed operand, stride, dilation
+    or padding-free convolution works -- with zeros past the edges; each
+    warp then loads fragments with `ldmatrix` (x4 for A, x2 for B) and
+    issues eight `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}` per
+    16-deep slice, accumulating in f32 registers. The epilogue adds the
+    f32 sums to the output's initial value once and rounds once to the
+    output type, masking rows and columns past M and N: every shape is
+    exact up to f32 summation order (ARCHITECTURE.md §4).
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<37x53xf16>, memref<53x29xf16>)
+                  outs(%c : memref<37x29xf32>)
+    ```
+    becomes
+    ```mlir
+    gpu.launch_func @kernels::@step_gemm_0 blocks in (%c1, %c1, %c1)
+        threads in (%c128, %c1, %c1) args(%a : memref<37x53xf16>,
+        %b : memref<53x29xf16>, %c : memref<37x29xf32>)
+    ```
+    Other ops, and contractions of f32 inputs, are left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+    "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
+def MixprecGpuMapToKernels
+    : Pass<"mixprec-gpu-map-to-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Run every loop and every scalar computation in a GPU kernel";
+  let description = [{
+    After linalg becomes loops (`convert-linalg-to-parallel-loops`), a
+    function's body holds parallel loop nests, sequential loop nests (full
+    reductions) and scalar code that reads and writes buffers (the loss
+    scaler, Adam's bias correction, the RNG). The buffers live on the GPU,
+    so none of that may run on the host; this pass moves all of it into
+    `gpu.launch` ops, in program order:
+
+    - each outermost `scf.parallel` becomes one launch of
+      ceil(iterations / `block-size`) blocks of `block-size` threads; the
+      linear thread index is split back into the loop's indices, and
+      threads past the end do nothing;
+    - each maximal run of other ops that touch memory or compute scalars
+      (loads, stores, `scf.for`, arithmetic) becomes a launch of one
+      thread. A scalar it computes that later code uses is passed through
+      a one-element device buffer, read back at the top of each kernel
+      that uses it, so every value is read where it was computed.
+
+    Allocation, views, constants and launches stay on the host. A scalar
+    computed on the device and needed by the host (a dynamic size) is an
+    error.
+
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c100) step (%c1, %c1) {
+      %x = memref.load %in[%i, %j] : memref<4x100xf32>
+      memref.store %x, %out[%i, %j] : memref<4x100xf32>
+    }
+    ```
+    becomes a launch of 2 blocks of 256 threads whose body computes
+    `%l = %bx * 256 + %tx`, returns when `%l >= 400`, and otherwise runs the
+    loop body with `%i = %l / 100` and `%j = %l mod 100`.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block of parallel loops">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def MixprecGpuDeviceBuffers
+    : Pass<"mixprec-gpu-device-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Allocate a function's buffers on the GPU";
+  let description = [{
+    Once every computation is a kernel (`mixprec-gpu-map-to-kernels`), a
+    host function only allocates, views and launches. This pass puts its
+    buffers on the device: `memref.alloc` becomes `gpu.alloc`,
+    `memref.dealloc` becomes `gpu.dealloc`, and a constant
+    (`memref.get_global`) is copied to a device buffer (`gpu.memcpy`) that
+    is freed before each return. An op left on the host that reads or
+    writes memory is reported with its location (it would dereference a
+    device pointer on the CPU).
+
+    ```mlir
+    %b = memref.alloc() : memref<64x128xf32>
+    ...
+    memref.dealloc %b : memref<64x128xf32>
+    ```
+    becomes
+    ```mlir
+    %b = gpu.alloc () : memref<64x128xf32>
+    ...
+    gpu.dealloc %b : memref<64x128xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // MIXPREC_CONVERSION_PASSES_TD

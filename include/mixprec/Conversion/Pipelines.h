@@ -56,6 +56,38 @@ void buildCPUPipeline(mlir::OpPassManager &pm,
 /// Registers --mixprec-cpu-pipeline.
 void registerCPUPipeline();
 
+struct CUDAPipelineOptions
+    : public mlir::PassPipelineOptions<CUDAPipelineOptions> {
+  ListOption<std::string> chips{
+      *this, "chips",
+      llvm::cl::desc("GPU architectures to build kernels for (sm_80, sm_90, "
+                     "sm_90a); one PTX object each")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit whose libdevice the kernels link"),
+      llvm::cl::init("/usr/local/cuda")};
+  Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block of elementwise and reduction kernels"),
+      llvm::cl::init(256)};
+};
+
+/// The architectures --target=cuda builds for, with the PTX version each
+/// needs (mma.sync m16n8k16 bf16 wants sm_80 and PTX 7.0; sm_90a's
+/// features PTX 8.0). Null when `chip` is not one of them.
+const char *ptxFeaturesFor(llvm::StringRef chip);
+
+/// mixprec (state exposed as arguments) to host code in the LLVM dialect
+/// plus one `gpu.binary @kernels` holding a PTX object per chip: 16-bit
+/// contractions as tensor-core kernels, everything else as elementwise or
+/// single-thread kernels, buffers on the device, launches on one stream.
+/// The chips must have been checked with ptxFeaturesFor.
+void buildCUDAPipeline(mlir::OpPassManager &pm,
+                       const CUDAPipelineOptions &options);
+
+/// Registers --mixprec-cuda-pipeline.
+void registerCUDAPipeline();
+
 } // namespace mixprec
 
 #endif // MIXPREC_CONVERSION_PIPELINES_H

@@ -80,12 +80,20 @@ const mixprec_function *mixprec_function_at(int32_t index);
 const mixprec_function *mixprec_find_function(const char *name);
 
 /* Checks every input and output against the function's specs, then runs it.
- * Nothing is written to the outputs when a check fails. */
+ * Nothing is written to the outputs when a check fails. A CUDA model's
+ * function can also fail to run (MIXPREC_UNAVAILABLE, MIXPREC_DEVICE_ERROR);
+ * its outputs then hold no result. */
 mixprec_status mixprec_call(const char *name, const mixprec_tensor *inputs,
                             int32_t num_inputs, const mixprec_tensor *outputs,
                             int32_t num_outputs);
 
 const char *mixprec_last_error(void);
+
+/* A model compiled with --target=cuda: the bytes of device memory it holds
+ * now and the most it held at once since the library was loaded (either
+ * pointer may be null). A CPU model returns MIXPREC_UNAVAILABLE. */
+mixprec_status mixprec_device_memory(int64_t *current_bytes,
+                                     int64_t *peak_bytes);
 
 /*===----------------------------------------------------------------------===*
  * Model state and training

@@ -64,9 +64,11 @@ llvm::FailureOr<std::vector<StateSpec>> collectState(mlir::ModuleOp module);
 std::vector<std::string> trainStepNames(mlir::ModuleOp module);
 
 /// C source defining the model's function and state tables over the lowered
-/// `_mlir_ciface_<name>` entry points.
+/// `_mlir_ciface_<name>` entry points. With `cuda`, each function runs on
+/// device copies of its tensors that runtime/cuda/CudaModel.h makes and
+/// reports the GPU's errors.
 std::string emitABISource(llvm::ArrayRef<FunctionSignature> functions,
-                          llvm::ArrayRef<StateSpec> state);
+                          llvm::ArrayRef<StateSpec> state, bool cuda = false);
 
 /// A header for users of the compiled model: its functions and tensors.
 std::string emitABIHeader(llvm::ArrayRef<FunctionSignature> functions,

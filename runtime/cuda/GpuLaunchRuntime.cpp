@@ -1,0 +1,429 @@
+//===- GpuLaunchRuntime.cpp - the mgpu* functions of CUDA models ----------===//
+//
+// What the host code of a CUDA model calls (gpu-to-llvm's mgpu* functions)
+// and the trampolines around it (CudaModel.h), over CudaDriver.
+//
+// The mgpu* functions return nothing, so the first failure of a call is kept
+// with its message and every later mgpu* call of that call does nothing: an
+// allocation returns null, a launch, copy or fill is skipped, and no pointer
+// a failed step did not produce is ever used. mixprec_cuda_leave reports it.
+//
+// Everything runs, in order, on the one stream of one Driver per library,
+// opened by the first call that needs it: loading the library only records
+// its GPU images (a library loads on a machine without a driver), and the
+// images are loaded into the context when their first kernel is looked up.
+// Calls are serialized; within one the host waits for the GPU only in
+// mixprec_cuda_leave. C library only, like the rest of the model runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuLaunchRuntime.h"
+#include "CudaDriver.h"
+#include "CudaModel.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <pthread.h>
+
+using namespace mixprec;
+using namespace mixprec::cuda;
+
+namespace {
+
+/// A kernel of an image: what mgpuModuleGetFunction returns.
+struct Kernel {
+  Kernel *next;
+  const char *name; // a constant of the generated code
+  Function function;
+  unsigned sharedBytes; // the dynamic shared memory it is allowed
+};
+
+/// A GPU image of the library (cubin, fatbin or PTX): what mgpuModuleLoad
+/// returns.
+struct Image {
+  Image *next;
+  const void *data;
+  Module module; // null until one of its kernels is looked up
+  Kernel *kernels;
+};
+
+struct Allocation {
+  DevicePointer pointer;
+  size_t bytes;
+};
+
+// Zero-initialized, so the generated global constructors can use it before
+// any constructor of ours would have run.
+pthread_mutex_t stateLock = PTHREAD_MUTEX_INITIALIZER;
+// Held from mixprec_cuda_enter to mixprec_cuda_leave: a call owns the stream
+// and the kept error.
+pthread_mutex_t callLock = PTHREAD_MUTEX_INITIALIZER;
+Driver *driver;
+Image *images;
+Allocation *allocations;
+size_t numAllocations, allocationCapacity;
+int64_t currentBytes, peakBytes;
+mixprec_status error;
+char errorMessage[512];
+// What mgpuStreamCreate and mgpuEventCreate return: the work is on one
+// stream, in order, so streams and events need no state.
+char streamHandle, eventHandle;
+
+/// Keeps the first failure (`status`, the message mixprec_fail just set).
+void keep(mixprec_status status) {
+  if (status == MIXPREC_OK || error != MIXPREC_OK)
+    return;
+  error = status;
+  std::snprintf(errorMessage, sizeof(errorMessage), "%s", mixprec_last_error());
+}
+
+/// The driver, opened on first use; null once the call has failed.
+Driver *usableDriver() {
+  if (error != MIXPREC_OK)
+    return nullptr;
+  if (!driver)
+    keep(open(0, &driver));
+  return driver;
+}
+
+void forgetKernels(Image *image) {
+  while (Kernel *kernel = image->kernels) {
+    image->kernels = kernel->next;
+    std::free(kernel);
+  }
+}
+
+/// Closes the driver: its context takes the loaded images and the device
+/// memory with it.
+void closeDriver() {
+  for (Image *image = images; image; image = image->next) {
+    image->module = nullptr;
+    forgetKernels(image);
+  }
+  numAllocations = 0;
+  currentBytes = 0;
+  close(driver);
+  driver = nullptr;
+}
+
+void *allocate(size_t bytes) {
+  Driver *open = usableDriver();
+  if (!open)
+    return nullptr;
+  if (numAllocations == allocationCapacity) {
+    size_t capacity = allocationCapacity ? 2 * allocationCapacity : 64;
+    auto *grown = static_cast<Allocation *>(
+        std::realloc(allocations, capacity * sizeof(Allocation)));
+    if (!grown) {
+      keep(mixprec_fail(MIXPREC_INTERNAL, "out of memory tracking GPU memory"));
+      return nullptr;
+    }
+    allocations = grown;
+    allocationCapacity = capacity;
+  }
+  DevicePointer pointer = 0;
+  if (mixprec_status status = allocateOnStream(open, bytes, &pointer)) {
+    keep(status);
+    return nullptr;
+  }
+  allocations[numAllocations++] = {pointer, bytes};
+  currentBytes += int64_t(bytes);
+  if (currentBytes > peakBytes)
+    peakBytes = currentBytes;
+  return reinterpret_cast<void *>(pointer);
+}
+
+void release(size_t index) {
+  Allocation allocation = allocations[index];
+  allocations[index] = allocations[--numAllocations];
+  currentBytes -= int64_t(allocation.bytes);
+  keep(releaseOnStream(driver, allocation.pointer));
+}
+
+size_t bytesOf(const mixprec_tensor &tensor) {
+  size_t bytes = mixprec_dtype_size(tensor.dtype);
+  for (int32_t dim = 0; dim < tensor.rank; ++dim)
+    bytes *= size_t(tensor.shape[dim]);
+  return bytes;
+}
+
+/// The kept error as the result of the call, its message set again (later
+/// failures may have replaced it).
+mixprec_status takeError() {
+  if (error == MIXPREC_OK)
+    return MIXPREC_OK;
+  return mixprec_fail(error, "%s", errorMessage);
+}
+
+/// Scoped stateLock.
+struct Locked {
+  Locked() { pthread_mutex_lock(&stateLock); }
+  ~Locked() { pthread_mutex_unlock(&stateLock); }
+  Locked(const Locked &) = delete;
+  Locked &operator=(const Locked &) = delete;
+};
+
+void *recordImage(const void *data) {
+  Locked locked;
+  auto *image = static_cast<Image *>(std::calloc(1, sizeof(Image)));
+  if (!image)
+    return nullptr; // mgpuModuleGetFunction reports it
+  image->data = data;
+  image->next = images;
+  images = image;
+  return image;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// gpu-to-llvm's functions
+//===----------------------------------------------------------------------===//
+
+void *mgpuStreamCreate(void) { return &streamHandle; }
+void mgpuStreamDestroy(void *) {}
+// The trampoline waits once, at the end: a step never stops mid-way.
+void mgpuStreamSynchronize(void *) {}
+
+void *mgpuEventCreate(void) { return &eventHandle; }
+void mgpuEventDestroy(void *) {}
+void mgpuEventSynchronize(void *) {}
+void mgpuEventRecord(void *, void *) {}
+void mgpuStreamWaitEvent(void *, void *) {}
+
+void *mgpuMemAlloc(uint64_t sizeBytes, void *, bool isHostShared) {
+  Locked locked;
+  if (error == MIXPREC_OK && isHostShared) {
+    keep(mixprec_fail(MIXPREC_INTERNAL,
+                      "host-shared GPU memory is not supported"));
+    return nullptr;
+  }
+  return allocate(sizeBytes);
+}
+
+void mgpuMemFree(void *ptr, void *) {
+  Locked locked;
+  // After a failure, mixprec_cuda_leave frees what is left.
+  if (error != MIXPREC_OK || !ptr)
+    return;
+  // Most frees are of the latest allocations.
+  for (size_t i = numAllocations; i-- > 0;)
+    if (allocations[i].pointer == DevicePointer(ptr))
+      return release(i);
+  keep(mixprec_fail(MIXPREC_INTERNAL,
+                    "freeing %p, which is not GPU memory of this model", ptr));
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *) {
+  Locked locked;
+  if (Driver *open = usableDriver())
+    keep(copyOnStream(open, dst, src, sizeBytes));
+}
+
+void mgpuMemset32(void *dst, unsigned value, size_t count, void *) {
+  Locked locked;
+  if (Driver *open = usableDriver())
+    keep(fill32(open, DevicePointer(dst), value, count));
+}
+
+void mgpuMemset16(void *dst, unsigned short value, size_t count, void *) {
+  Locked locked;
+  if (Driver *open = usableDriver())
+    keep(fill16(open, DevicePointer(dst), value, count));
+}
+
+// Called by global constructors when the library is loaded: no driver yet.
+void *mgpuModuleLoad(void *data, size_t) { return recordImage(data); }
+// cuModuleLoadData compiles PTX too, at the driver's highest level.
+void *mgpuModuleLoadJIT(void *data, int) { return recordImage(data); }
+
+// Called by global destructors when the library is unloaded.
+void mgpuModuleUnload(void *module) {
+  Locked locked;
+  auto *image = static_cast<Image *>(module);
+  for (Image **link = &images; *link; link = &(*link)->next)
+    if (*link == image) {
+      *link = image->next;
+      // The result has no one to go to; a failure leaks only the code.
+      if (driver && image->module)
+        unloadModule(driver, image->module);
+      forgetKernels(image);
+      std::free(image);
+      break;
+    }
+  // The library is going away: so does its context.
+  if (!images && driver)
+    closeDriver();
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  Locked locked;
+  Driver *open = usableDriver();
+  if (!open)
+    return nullptr;
+  auto *image = static_cast<Image *>(module);
+  if (!image) {
+    keep(mixprec_fail(MIXPREC_INTERNAL,
+                      "kernel '%s': its GPU code was not recorded (out of "
+                      "memory loading the library)",
+                      name));
+    return nullptr;
+  }
+  // Called before every launch.
+  for (Kernel *kernel = image->kernels; kernel; kernel = kernel->next)
+    if (kernel->name == name || std::strcmp(kernel->name, name) == 0)
+      return kernel;
+  if (!image->module) {
+    if (mixprec_status status = loadModule(open, image->data, &image->module)) {
+      keep(status);
+      return nullptr;
+    }
+  }
+  Function function = nullptr;
+  if (mixprec_status status =
+          getFunction(open, image->module, name, &function)) {
+    keep(status);
+    return nullptr;
+  }
+  auto *kernel = static_cast<Kernel *>(std::calloc(1, sizeof(Kernel)));
+  if (!kernel) {
+    keep(mixprec_fail(MIXPREC_INTERNAL, "out of memory finding kernel '%s'",
+                      name));
+    return nullptr;
+  }
+  *kernel = {image->kernels, name, function, 0};
+  image->kernels = kernel;
+  return kernel;
+}
+
+// gpu-to-llvm passes the arguments in `params`, never in `extra`.
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, void *, void **params,
+                      void **, size_t) {
+  Locked locked;
+  Driver *open = usableDriver();
+  if (!open)
+    return;
+  auto *kernel = static_cast<Kernel *>(function);
+  if (!kernel) {
+    keep(mixprec_fail(MIXPREC_INTERNAL, "launching a kernel never found"));
+    return;
+  }
+  const intptr_t sizes[6] = {gridX, gridY, gridZ, blockX, blockY, blockZ};
+  bool valid = smem >= 0;
+  for (intptr_t size : sizes)
+    valid = valid && size >= 1 && uintptr_t(size) <= UINT32_MAX;
+  if (!valid) {
+    keep(mixprec_fail(MIXPREC_INTERNAL,
+                      "launching kernel '%s': grid %ldx%ldx%ld, block "
+                      "%ldx%ldx%ld or %d bytes of shared memory out of range",
+                      kernel->name, long(gridX), long(gridY), long(gridZ),
+                      long(blockX), long(blockY), long(blockZ), int(smem)));
+    return;
+  }
+  unsigned grid[3] = {unsigned(gridX), unsigned(gridY), unsigned(gridZ)};
+  unsigned block[3] = {unsigned(blockX), unsigned(blockY), unsigned(blockZ)};
+  // Beyond 48 KiB of dynamic shared memory a kernel must be allowed it.
+  constexpr unsigned kDefaultSharedBytes = 48 * 1024;
+  unsigned sharedBytes = unsigned(smem);
+  if (sharedBytes > kDefaultSharedBytes && sharedBytes > kernel->sharedBytes) {
+    if (mixprec_status status = reserveSharedMemory(open, kernel->function,
+                                                    kernel->name, sharedBytes))
+      return keep(status);
+    kernel->sharedBytes = sharedBytes;
+  }
+  keep(launch(open, kernel->function, kernel->name, grid, block, sharedBytes,
+              params));
+}
+
+//===----------------------------------------------------------------------===//
+// The trampolines and the ABI
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+mixprec_status mixprec_cuda_enter(const mixprec_tensor *inputs,
+                                  int32_t num_inputs, void **device_inputs,
+                                  const mixprec_tensor *outputs,
+                                  int32_t num_outputs, void **device_outputs) {
+  pthread_mutex_lock(&callLock);
+  Locked locked;
+  error = MIXPREC_OK;
+  Driver *open = usableDriver();
+  for (int32_t i = 0; i < num_inputs && error == MIXPREC_OK; ++i) {
+    size_t bytes = bytesOf(inputs[i]);
+    device_inputs[i] = allocate(bytes);
+    if (device_inputs[i] && bytes)
+      keep(copyToDevice(open, DevicePointer(device_inputs[i]), inputs[i].data,
+                        bytes));
+  }
+  for (int32_t i = 0; i < num_outputs && error == MIXPREC_OK; ++i)
+    device_outputs[i] = allocate(bytesOf(outputs[i]));
+  if (error == MIXPREC_OK)
+    return MIXPREC_OK;
+  while (numAllocations)
+    release(numAllocations - 1);
+  pthread_mutex_unlock(&callLock);
+  return takeError();
+}
+
+mixprec_status mixprec_cuda_leave(const mixprec_tensor *outputs,
+                                  int32_t num_outputs,
+                                  void *const *device_outputs) {
+  mixprec_status status;
+  {
+    Locked locked;
+    // A kernel's fault shows when the stream is waited on.
+    bool faulted = false;
+    if (error == MIXPREC_OK) {
+      mixprec_status waited = synchronize(driver);
+      faulted = waited != MIXPREC_OK;
+      keep(waited);
+    }
+    for (int32_t i = 0; i < num_outputs && error == MIXPREC_OK; ++i)
+      if (size_t bytes = bytesOf(outputs[i]))
+        keep(copyOnStream(driver, outputs[i].data, device_outputs[i], bytes));
+    // Pinned host memory is written asynchronously.
+    if (error == MIXPREC_OK && num_outputs > 0)
+      keep(synchronize(driver));
+    // A fault leaves the context unusable: the next call opens a new one.
+    if (faulted)
+      closeDriver();
+    // Also what the compiled code did not free after a failure.
+    while (numAllocations)
+      release(numAllocations - 1);
+    status = takeError();
+  }
+  pthread_mutex_unlock(&callLock);
+  return status;
+}
+
+mixprec_status mixprec_device_memory(int64_t *current_bytes,
+                                     int64_t *peak_bytes) {
+  Locked locked;
+  if (current_bytes)
+    *current_bytes = currentBytes;
+  if (peak_bytes)
+    *peak_bytes = peakBytes;
+  return MIXPREC_OK;
+}
+
+} // extern "C"
+
+void mixprec::cuda::resetLaunchRuntime() {
+  Locked locked;
+  if (driver)
+    closeDriver();
+  while (Image *image = images) {
+    images = image->next;
+    forgetKernels(image);
+    std::free(image);
+  }
+  std::free(allocations);
+  allocations = nullptr;
+  numAllocations = allocationCapacity = 0;
+  currentBytes = peakBytes = 0;
+  error = MIXPREC_OK;
+}

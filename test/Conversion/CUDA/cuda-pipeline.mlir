@@ -1,0 +1,23 @@
+// REQUIRES: cuda-toolkit
+// RUN: mixprec-opt %s --mixprec-cuda-pipeline="chips=sm_80,sm_90" | FileCheck %s
+
+// The whole pipeline on a 16-bit matmul and an elementwise op: host code in
+// the LLVM dialect whose buffers, copies and launches go through the
+// runtime's mgpu* calls on one stream, and one gpu.binary with the PTX of
+// each chip.
+// CHECK-LABEL: llvm.func @step(
+// CHECK: %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
+// CHECK: llvm.call @mgpuMemAlloc({{.*}}, %[[STREAM]], {{.*}})
+// The accumulator is zeroed, multiplied into, then the relu runs:
+// CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernels::@step_kernel_0
+// CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernels::@step_gemm_0
+// CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernels::@step_kernel_1
+// CHECK: llvm.call @mgpuMemFree({{.*}}, %[[STREAM]])
+// CHECK: llvm.call @mgpuStreamSynchronize(%[[STREAM]])
+// CHECK: llvm.call @mgpuStreamDestroy(%[[STREAM]])
+// CHECK: gpu.binary @kernels [#gpu.object<#nvvm.target<chip = "sm_80", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_80{{.*}}mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32{{.*}}">, #gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90{{.*}}">]
+func.func @step(%a: tensor<33x40xf16>, %b: tensor<40x24xf16>) -> tensor<33x24xf32> {
+  %c = mixprec.matmul %a, %b : tensor<33x40xf16>, tensor<40x24xf16> -> tensor<33x24xf32>
+  %d = mixprec.relu %c : tensor<33x24xf32>
+  return %d : tensor<33x24xf32>
+}

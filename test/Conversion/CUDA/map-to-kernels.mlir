@@ -1,0 +1,107 @@
+// RUN: mixprec-opt %s --mixprec-gpu-map-to-kernels -split-input-file -verify-diagnostics | FileCheck %s
+
+// 4x100 iterations: 2 blocks of 256 threads; the linear index is split back
+// into (i, j) and threads past 400 do nothing.
+// CHECK-LABEL: func.func @parallel
+// CHECK-SAME: (%[[IN:.*]]: memref<4x100xf32>, %[[OUT:.*]]: memref<4x100xf32>)
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C2]], {{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], {{.*}}) module(@kernels) function(@parallel_kernel_0)
+// CHECK: %[[BASE:.*]] = arith.muli %[[BX]]
+// CHECK: %[[LINEAR:.*]] = arith.addi %[[BASE]], %[[TX]]
+// CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %[[LINEAR]], %{{.*}}
+// CHECK: scf.if %[[INSIDE]]
+// CHECK: %[[J:.*]] = arith.remui %[[LINEAR]]
+// CHECK: %[[ROW:.*]] = arith.divui %[[LINEAR]]
+// CHECK: %[[I:.*]] = arith.remui %[[ROW]]
+// CHECK: %[[X:.*]] = memref.load %[[IN]][%[[IV0:.*]], %[[IV1:.*]]]
+// CHECK: memref.store %[[X]], %[[OUT]][%[[IV0]], %[[IV1]]]
+// CHECK-NOT: scf.parallel
+func.func @parallel(%in: memref<4x100xf32>, %out: memref<4x100xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c100 = arith.constant 100 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c100) step (%c1, %c1) {
+    %x = memref.load %in[%i, %j] : memref<4x100xf32>
+    memref.store %x, %out[%i, %j] : memref<4x100xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Scalar code runs on one thread; the scalar a later kernel needs goes
+// through a one-element device buffer, written where it is computed and
+// read where it is used, and freed at the return.
+// CHECK-LABEL: func.func @scalars
+// CHECK-SAME: (%[[LR:.*]]: memref<f32>, %[[W:.*]]: memref<8xf32>)
+// CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<f32>
+// CHECK: gpu.launch {{.*}} function(@scalars_kernel_0)
+// CHECK: %[[V:.*]] = memref.load %[[LR]][]
+// CHECK: %[[HALF:.*]] = arith.mulf %[[V]]
+// CHECK: memref.store %[[HALF]], %[[SCRATCH]][]
+// CHECK: gpu.launch {{.*}} function(@scalars_kernel_1)
+// CHECK: scf.if
+// CHECK: %[[READ:.*]] = memref.load %[[SCRATCH]][]
+// CHECK: memref.store %[[READ]], %[[W]]
+// CHECK: memref.dealloc %[[SCRATCH]]
+// CHECK-NEXT: return
+func.func @scalars(%lr: memref<f32>, %w: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %half = arith.constant 0.5 : f32
+  %v = memref.load %lr[] : memref<f32>
+  %h = arith.mulf %v, %half : f32
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %h, %w[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A sequential loop nest (a full reduction) is a one-thread kernel.
+// CHECK-LABEL: func.func @full_reduction
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE:.*]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[ONE]],
+// CHECK: scf.for
+// CHECK-NOT: scf.for
+func.func @full_reduction(%in: memref<16xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %x = memref.load %in[%i] : memref<16xf32>
+    %s = memref.load %out[] : memref<f32>
+    %t = arith.addf %s, %x : f32
+    memref.store %t, %out[] : memref<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @dynamic(%in: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{the CUDA backend needs static loop bounds (static shapes)}}
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %x = memref.load %in[%i] : memref<?xf32>
+    memref.store %x, %in[%i] : memref<?xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+func.func @size_from_device(%in: memref<index>) {
+  %n = memref.load %in[] : memref<index>
+  // expected-error @below {{the host needs a value computed on the GPU (a dynamic size?); the CUDA backend needs static shapes}}
+  %b = memref.alloc(%n) : memref<?xf32>
+  memref.dealloc %b : memref<?xf32>
+  return
+}

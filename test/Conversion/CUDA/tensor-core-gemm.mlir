@@ -1,0 +1,129 @@
+// RUN: mixprec-opt %s --mixprec-gpu-tensor-core-gemm -split-input-file | FileCheck %s
+
+// An odd shape: one 64x64 tile covers 37x29; the k loop runs to 64 (53
+// rounded up to the 32-deep K step) and the loads past 53 are zeros.
+// CHECK-LABEL: func.func @matmul_f16
+// CHECK-SAME: (%[[A:.*]]: memref<37x53xf16>, %[[B:.*]]: memref<53x29xf16>, %[[C:.*]]: memref<37x29xf32>)
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: gpu.launch_func @kernels::@matmul_f16_gemm_0 blocks in (%[[C1]], %{{.*}}, %{{.*}}) threads in (%[[C128]], %{{.*}}, %{{.*}}) args(%[[A]] : memref<37x53xf16>, %[[B]] : memref<53x29xf16>, %[[C]] : memref<37x29xf32>)
+// CHECK-NOT: linalg.matmul
+// CHECK: gpu.module @kernels
+// CHECK: gpu.func @matmul_f16_gemm_0(%[[KA:.*]]: memref<37x53xf16>, %[[KB:.*]]: memref<53x29xf16>, %[[KC:.*]]: memref<37x29xf32>)
+// CHECK-SAME: workgroup(%[[SA:.*]] : memref<64x40xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SB:.*]] : memref<64x40xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK-DAG: %[[C53:.*]] = arith.constant 53 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C64]] step %{{.*}} iter_args
+// CHECK: arith.cmpi ult, %{{.*}}, %[[C53]]
+// CHECK: memref.load %[[KA]]
+// CHECK: memref.store %{{.*}}, %[[SA]]
+// CHECK: memref.load %[[KB]]
+// CHECK: memref.store %{{.*}}, %[[SB]]
+// CHECK: gpu.barrier
+// CHECK: nvgpu.ldmatrix %[[SA]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: nvgpu.ldmatrix %[[SB]]{{.*}} {numTiles = 2 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-15: nvvm.mma.sync
+// CHECK: gpu.barrier
+// Epilogue: each accumulator element is added to the output once, masked.
+// CHECK: scf.if
+// CHECK: %[[OLD:.*]] = memref.load %[[KC]]
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]]
+// CHECK: memref.store %[[NEW]], %[[KC]]
+// CHECK: gpu.return
+func.func @matmul_f16(%a: memref<37x53xf16>, %b: memref<53x29xf16>, %c: memref<37x29xf32>) {
+  linalg.matmul ins(%a, %b : memref<37x53xf16>, memref<53x29xf16>) outs(%c : memref<37x29xf32>)
+  return
+}
+
+// -----
+
+// bf16 fragments go to mma as i32 registers; 130x70 needs 3x2 tiles and the
+// batch of 5 is grid z.
+// CHECK-LABEL: func.func @batch_matmul_bf16
+// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: gpu.launch_func @kernels::@batch_matmul_bf16_gemm_0 blocks in (%[[C6]], %{{.*}}, %[[C5]])
+// CHECK: gpu.func @batch_matmul_bf16_gemm_0
+// CHECK-SAME: memref<64x40xbf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.block_id z
+// CHECK: nvgpu.ldmatrix {{.*}} -> vector<4x2xbf16>
+// CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>{{.*}} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+func.func @batch_matmul_bf16(%a: memref<5x130x40xbf16>, %b: memref<5x40x70xbf16>, %c: memref<5x130x70xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<5x130x40xbf16>, memref<5x40x70xbf16>) outs(%c : memref<5x130x70xf32>)
+  return
+}
+
+// -----
+
+// A convolution is an implicit GEMM: M = n*oh*ow = 2*6*6 = 72 (2 tiles),
+// N = f = 8, K = c*kh*kw = 3*3*3; the input is read at (oh + kh, ow + kw).
+// CHECK-LABEL: func.func @conv
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: gpu.launch_func @kernels::@conv_gemm_0 blocks in (%[[C2]],
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: gpu.func @conv_gemm_0
+// CHECK: nvvm.mma.sync
+func.func @conv(%x: memref<2x3x8x8xf16>, %w: memref<8x3x3x3xf16>, %y: memref<2x8x6x6xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<2x3x8x8xf16>, memref<8x3x3x3xf16>) outs(%y : memref<2x8x6x6xf32>)
+  return
+}
+
+// -----
+
+// The weight gradient of a linear layer reads both operands transposed
+// (k = batch rows is the outer dim of both); a 16-bit output is rounded once
+// after the f32 sum.
+#lhs = affine_map<(m, n, k) -> (k, m)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @transposed_generic
+// CHECK: gpu.launch_func @kernels::@transposed_generic_gemm_0
+// CHECK: gpu.func @transposed_generic_gemm_0
+// CHECK: nvvm.mma.sync
+// CHECK: %[[OLD:.*]] = memref.load
+// CHECK: %[[WIDE:.*]] = arith.extf %[[OLD]] : f16 to f32
+// CHECK: %[[SUM:.*]] = arith.addf %[[WIDE]]
+// CHECK: %[[ROUNDED:.*]] = arith.truncf %[[SUM]] : f32 to f16
+// CHECK: memref.store %[[ROUNDED]]
+func.func @transposed_generic(%a: memref<64x16xf16>, %b: memref<64x24xf16>, %c: memref<16x24xf16>) {
+  linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x16xf16>, memref<64x24xf16>) outs(%c : memref<16x24xf16>) {
+  ^bb0(%x: f16, %y: f16, %acc: f16):
+    %p = arith.mulf %x, %y : f16
+    %s = arith.addf %acc, %p : f16
+    linalg.yield %s : f16
+  }
+  return
+}
+
+// -----
+
+// Not tensor-core work: f32 inputs, mixed input types, and a body that is
+// not a multiply-accumulate stay linalg ops (they become loops).
+#map = affine_map<(m, n, k) -> (m, k)>
+#map1 = affine_map<(m, n, k) -> (k, n)>
+#map2 = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: gpu.launch_func
+// CHECK: linalg.matmul ins({{.*}} : memref<8x8xf32>, memref<8x8xf32>)
+// CHECK: linalg.matmul ins({{.*}} : memref<8x8xf16>, memref<8x8xbf16>)
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK-NOT: gpu.module
+func.func @left_alone(%a: memref<8x8xf32>, %h: memref<8x8xf16>, %bf: memref<8x8xbf16>, %c: memref<8x8xf32>) {
+  linalg.matmul ins(%a, %a : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  linalg.matmul ins(%h, %bf : memref<8x8xf16>, memref<8x8xbf16>) outs(%c : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%h, %h : memref<8x8xf16>, memref<8x8xf16>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %p = arith.mulf %x, %y : f16
+    %w = arith.extf %p : f16 to f32
+    %s = arith.maximumf %acc, %w : f32
+    linalg.yield %s : f32
+  }
+  return
+}
