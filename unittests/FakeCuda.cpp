@@ -117,8 +117,13 @@ CUresult cuModuleLoadData(void **module, const void *image) {
   return kSuccess;
 }
 CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
-  // The "image" is the list of kernel names it holds.
-  if (!std::strstr(static_cast<const char *>(module), name))
+  // A fatbin (a compiled model's kernels) holds every kernel asked for; a
+  // text "image" is the list of kernel names it holds.
+  const uint32_t fatbinMagic = 0xBA55ED50;
+  uint32_t magic;
+  std::memcpy(&magic, module, sizeof(magic));
+  if (magic != fatbinMagic &&
+      !std::strstr(static_cast<const char *>(module), name))
     return kNotFound;
   *function = module;
   return kSuccess;

@@ -1,0 +1,99 @@
+"""A CUDA model library end to end on a machine without a GPU: the digits
+MLP's AMP train step compiled with --target=cuda runs its host code against
+a stand-in libcuda (unittests/FakeCuda.cpp, whose kernels do nothing), so
+every error path of a real step -- no driver, out of device memory, a failing
+launch -- is exercised through the public C ABI: a clear error, a non-zero
+status, and the trainer's state untouched."""
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import mixprec
+
+BUILD = os.environ.get("MIXPREC_BUILD", "build")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+FAKE_LIBCUDA = os.path.join(BUILD, "unittests", "libmixprec_fake_cuda.so")
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas")),
+    reason="needs the CUDA toolkit (ptxas)")
+
+
+@pytest.fixture(scope="module")
+def cuda_library(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cuda") / "libmlp.so"
+    mixprec.compile_file(os.path.join(ROOT, "examples", "mlp.mlir"), path,
+                         ["--target=cuda", "--arch=sm_90",
+                          "--amp=precision=f16"])
+    return path
+
+
+@pytest.fixture
+def fresh_model(cuda_library, tmp_path, monkeypatch):
+    """A private copy of the library (its runtime opens the driver once per
+    process), loaded under the environment the test sets first."""
+    def load(libcuda, fake_mode=None):
+        monkeypatch.setenv("MIXPREC_LIBCUDA", libcuda)
+        if fake_mode:
+            monkeypatch.setenv("FAKE_CUDA", fake_mode)
+        else:
+            monkeypatch.delenv("FAKE_CUDA", raising=False)
+        copy = tmp_path / "libmlp_copy.so"
+        shutil.copy(cuda_library, copy)
+        return mixprec.Model(str(copy))
+    return load
+
+
+def batch():
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal((64, 64)).astype(np.float32),
+            rng.integers(0, 10, 64).astype(np.int32)]
+
+
+def snapshot(trainer):
+    return {name: trainer.get(name).tobytes()
+            for name in ("fc1_weight", "fc2_bias", "train.step_count",
+                         "train.loss_scale", "rng_state")}
+
+
+def test_no_driver_is_reported(fresh_model, tmp_path):
+    model = fresh_model(str(tmp_path / "missing" / "libcuda.so.1"))
+    trainer = model.trainer("train", seed=1)
+    before = snapshot(trainer)
+    with pytest.raises(mixprec.ModelError, match="no CUDA driver"):
+        trainer.step(batch(), 0.1)
+    assert snapshot(trainer) == before
+    assert trainer.step_count == 0
+
+
+def test_out_of_device_memory_is_reported(fresh_model):
+    model = fresh_model(FAKE_LIBCUDA, "oom")
+    trainer = model.trainer("train", seed=1)
+    before = snapshot(trainer)
+    with pytest.raises(mixprec.ModelError, match="out of (device )?memory"):
+        trainer.step(batch(), 0.1)
+    assert snapshot(trainer) == before
+
+
+def test_failing_launch_names_the_kernel(fresh_model):
+    model = fresh_model(FAKE_LIBCUDA, "launch")
+    trainer = model.trainer("train", seed=1)
+    before = snapshot(trainer)
+    with pytest.raises(mixprec.ModelError, match=r"kernel.*'train_"):
+        trainer.step(batch(), 0.1)
+    assert snapshot(trainer) == before
+
+
+def test_device_memory_of_a_step(fresh_model):
+    model = fresh_model(FAKE_LIBCUDA)
+    trainer = model.trainer("train", seed=1)
+    trainer.step(batch(), 0.1)
+    current, peak = model.device_memory()
+    # Every buffer of the step is freed by its end; at its peak it held at
+    # least its own inputs (state and batch) and outputs (new state, loss).
+    assert current == 0
+    state = sum(trainer.get(spec.name).nbytes for spec in model.state)
+    assert peak >= 2 * state + sum(a.nbytes for a in batch())
