@@ -16,6 +16,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
+#include <limits>
+
 namespace mixprec {
 #define GEN_PASS_DEF_MIXPRECGPUMAPTOKERNELS
 #include "mixprec/Conversion/Passes.h.inc"
@@ -126,6 +128,9 @@ LogicalResult KernelMapper::mapParallel(scf::ParallelOp loop) {
     total *= trip;
   if (total == 0)
     return success();
+  if (llvm::divideCeil(total, blockSize) > std::numeric_limits<int32_t>::max())
+    return loop.emitError("a loop of ")
+           << total << " iterations needs more blocks than a grid has";
 
   Location loc = loop.getLoc();
   OpBuilder b(loop);

@@ -128,8 +128,10 @@ static std::optional<GemmLoops> matchGemm(linalg::LinalgOp op) {
     else
       loops.batch.push_back(loop);
   }
-  // Batches index grid z; indices are computed in 32 bits.
-  if (loops.size(loops.batch) > 65535 ||
+  // An empty output needs no kernel (and a grid cannot be empty); batches
+  // index grid z; indices are computed in 32 bits.
+  if (loops.size(loops.m) == 0 || loops.size(loops.n) == 0 ||
+      loops.size(loops.batch) == 0 || loops.size(loops.batch) > 65535 ||
       llvm::any_of(ArrayRef<MemRefType>{a, b, c},
                    [](MemRefType type) {
                      return type.getNumElements() >= (int64_t(1) << 31);

@@ -102,8 +102,9 @@ func.func @transposed_generic(%a: memref<64x16xf16>, %b: memref<64x24xf16>, %c: 
 
 // -----
 
-// Not tensor-core work: f32 inputs, mixed input types, and a body that is
-// not a multiply-accumulate stay linalg ops (they become loops).
+// Not tensor-core work: f32 inputs, mixed input types, a body that is not a
+// multiply-accumulate, and an empty output stay linalg ops (they become
+// loops, or nothing).
 #map = affine_map<(m, n, k) -> (m, k)>
 #map1 = affine_map<(m, n, k) -> (k, n)>
 #map2 = affine_map<(m, n, k) -> (m, n)>
@@ -113,8 +114,9 @@ func.func @transposed_generic(%a: memref<64x16xf16>, %b: memref<64x24xf16>, %c: 
 // CHECK: linalg.matmul ins({{.*}} : memref<8x8xf16>, memref<8x8xbf16>)
 // CHECK: linalg.generic
 // CHECK: arith.maximumf
+// CHECK: linalg.matmul ins({{.*}} : memref<0x8xf16>, memref<8x8xf16>)
 // CHECK-NOT: gpu.module
-func.func @left_alone(%a: memref<8x8xf32>, %h: memref<8x8xf16>, %bf: memref<8x8xbf16>, %c: memref<8x8xf32>) {
+func.func @left_alone(%a: memref<8x8xf32>, %h: memref<8x8xf16>, %bf: memref<8x8xbf16>, %c: memref<8x8xf32>, %e: memref<0x8xf16>, %ec: memref<0x8xf32>) {
   linalg.matmul ins(%a, %a : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
   linalg.matmul ins(%h, %bf : memref<8x8xf16>, memref<8x8xbf16>) outs(%c : memref<8x8xf32>)
   linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -125,5 +127,6 @@ func.func @left_alone(%a: memref<8x8xf32>, %h: memref<8x8xf16>, %bf: memref<8x8x
     %s = arith.maximumf %acc, %w : f32
     linalg.yield %s : f32
   }
+  linalg.matmul ins(%e, %h : memref<0x8xf16>, memref<8x8xf16>) outs(%ec : memref<0x8xf32>)
   return
 }
