@@ -699,16 +699,17 @@ def test_compile_value_returned_twice(tmp_path):
     np.testing.assert_array_equal(second, np.maximum(x, 0))
 
 
-def test_compile_target_cuda(identity, tmp_path):
+def test_compile_target_cuda_checks_arch_first(identity, tmp_path):
+    # Both are refused before any work: nothing is written.
     output = tmp_path / "libm.so"
     expect_compile_failure(
         compile_model(identity, output, "--target=cuda"), output,
-        "mixprec-compile: error: --target=cuda is not available",
-        "--target=cpu")
-    # With an architecture too: the target is the problem.
+        "mixprec-compile: error: --target=cuda needs --arch: sm_80, sm_90 or "
+        "sm_90a")
     expect_compile_failure(
-        compile_model(identity, output, "--target=cuda", "--arch=sm_90"),
-        output, "--target=cuda is not available")
+        compile_model(identity, output, "--target=cuda", "--arch=sm_90,sm_50"),
+        output, "mixprec-compile: error: unknown --arch 'sm_50' (expected "
+        "sm_80, sm_90 or sm_90a)")
 
 
 def test_compile_unknown_target(identity, tmp_path):
