@@ -363,22 +363,17 @@ mixprec_status copyOnStream(Driver *driver, void *destination,
   return MIXPREC_OK;
 }
 
-mixprec_status fill32(Driver *driver, DevicePointer destination, uint32_t value,
-                      size_t count) {
+mixprec_status fill(Driver *driver, DevicePointer destination, uint32_t value,
+                    unsigned elementBytes, size_t count) {
   if (mixprec_status status = makeCurrent(driver))
     return status;
-  if (CUresult result =
-          driver->api.memsetD32Async(destination, value, count, driver->stream))
-    return fail(driver, result, "filling GPU memory");
-  return MIXPREC_OK;
-}
-
-mixprec_status fill16(Driver *driver, DevicePointer destination, uint16_t value,
-                      size_t count) {
-  if (mixprec_status status = makeCurrent(driver))
-    return status;
-  if (CUresult result =
-          driver->api.memsetD16Async(destination, value, count, driver->stream))
+  CUresult result =
+      elementBytes == 4
+          ? driver->api.memsetD32Async(destination, value, count,
+                                       driver->stream)
+          : driver->api.memsetD16Async(destination, uint16_t(value), count,
+                                       driver->stream);
+  if (result)
     return fail(driver, result, "filling GPU memory");
   return MIXPREC_OK;
 }

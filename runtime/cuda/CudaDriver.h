@@ -56,11 +56,10 @@ mixprec_status copyToHost(Driver *driver, void *destination,
 /// addresses (unified addressing).
 mixprec_status copyOnStream(Driver *driver, void *destination,
                             const void *source, size_t bytes);
-/// Sets `count` 32-bit or 16-bit elements, on the stream.
-mixprec_status fill32(Driver *driver, DevicePointer destination, uint32_t value,
-                      size_t count);
-mixprec_status fill16(Driver *driver, DevicePointer destination, uint16_t value,
-                      size_t count);
+/// Sets `count` elements of `elementBytes` (4 or 2) bytes to `value`, on
+/// the stream.
+mixprec_status fill(Driver *driver, DevicePointer destination, uint32_t value,
+                    unsigned elementBytes, size_t count);
 
 /// Lets `kernel` launch with more than 48 KiB of dynamic shared memory.
 mixprec_status reserveSharedMemory(Driver *driver, Function kernel,

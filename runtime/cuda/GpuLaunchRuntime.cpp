@@ -224,13 +224,13 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *) {
 void mgpuMemset32(void *dst, unsigned value, size_t count, void *) {
   Locked locked;
   if (Driver *open = usableDriver())
-    keep(fill32(open, DevicePointer(dst), value, count));
+    keep(fill(open, DevicePointer(dst), value, 4, count));
 }
 
 void mgpuMemset16(void *dst, unsigned short value, size_t count, void *) {
   Locked locked;
   if (Driver *open = usableDriver())
-    keep(fill16(open, DevicePointer(dst), value, count));
+    keep(fill(open, DevicePointer(dst), value, 2, count));
 }
 
 // Called by global constructors when the library is loaded: no driver yet.
