@@ -181,6 +181,37 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
 // CUDA backend
 //===----------------------------------------------------------------------===//
 
+def MixprecFuseElementwise
+    : Pass<"mixprec-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise linalg ops on tensors";
+  let description = [{
+    A `linalg.generic` that computes elementwise (all loops parallel) and
+    whose result has one user, an elementwise op too, is fused into that
+    user (`linalg::populateElementwiseOpsFusionPatterns`): a chain becomes
+    one op, so the CUDA backend runs it as one kernel and keeps no buffer
+    between its links. Each body is inlined unchanged, casts included, so
+    the rounding points of the mixprec IR stay (ARCHITECTURE.md §4).
+    Contractions and reductions take no producer: their multiply-accumulate
+    bodies are what `--mixprec-gpu-tensor-core-gemm` matches.
+
+    ```mlir
+    %e = linalg.generic {...} ins(%x : tensor<64x128xf32>) outs(...) {
+      ^bb0(%a: f32, %o: f32):
+        %t = math.exp %a : f32
+        linalg.yield %t : f32
+    } -> tensor<64x128xf32>
+    %r = linalg.generic {...} ins(%e, %y : ...) outs(...) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %t = arith.mulf %a, %b : f32
+        linalg.yield %t : f32
+    } -> tensor<64x128xf32>
+    ```
+    becomes one `linalg.generic` over `%x` and `%y` whose body computes
+    `exp(x) * y`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def MixprecGpuTensorCoreGemm
     : Pass<"mixprec-gpu-tensor-core-gemm", "::mlir::ModuleOp"> {
   let summary = "Run 16-bit contractions as tensor-core (mma.sync) kernels";

@@ -43,6 +43,7 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   pm.addPass(createMixprecExposeState());
   pm.addPass(createConvertMixprecToLinalg());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createMixprecDistinctResults());
   std::string pipeline =
       // As on the CPU: caller-allocated results, temporaries freed inside.
