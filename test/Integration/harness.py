@@ -7,6 +7,8 @@ the computation runs in float32, and the result is rounded once.
 import functools
 import hashlib
 import os
+import shutil
+import subprocess
 import tempfile
 
 import numpy as np
@@ -28,12 +30,39 @@ _CACHE = os.environ.get("MIXPREC_TEST_CACHE") or tempfile.mkdtemp(
     prefix="mixprec-tests-")
 
 
+# Every model a test compiles for the CPU is also compiled for CUDA (sm_90)
+# and its PTX assembled by ptxas, when the toolkit is here: the CUDA backend
+# covers every op the CPU one does. (Running it needs a GPU: bench/gpu/.)
+_PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+_CHECK_CUDA = os.path.exists(_PTXAS) and os.environ.get("MIXPREC_TEST_CUDA",
+                                                        "1") != "0"
+
+
+def _check_cuda(source, options, output):
+    ptx = output + ".sm_90.ptx"
+    for command in (
+            [mixprec.tool_path("mixprec-compile"), source,
+             "--target=cuda", "--arch=sm_90", "--emit=ptx", "-o", ptx,
+             *options],
+            [_PTXAS, "-arch=sm_90", ptx, "-o", output + ".sm_90.cubin"]):
+        proc = subprocess.run(command, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise AssertionError("compiles for the CPU but not for CUDA (%s):"
+                                 "\n%s" % (" ".join(command), proc.stderr))
+
+
 @functools.lru_cache(maxsize=None)
 def compile_mlir(text, options=()):
     """Compiles MLIR text to a model library (cached by content)."""
     digest = hashlib.sha1((text + repr(options)).encode()).hexdigest()[:16]
-    return mixprec.compile_source(
-        text, os.path.join(_CACHE, "lib%s.so" % digest), options)
+    output = os.path.join(_CACHE, "lib%s.so" % digest)
+    model = mixprec.compile_source(text, output, options)
+    if _CHECK_CUDA:
+        source = output + ".mlir"
+        with open(source, "w") as f:
+            f.write(text)
+        _check_cuda(source, options, output)
+    return model
 
 
 def to_numpy(tensor):
