@@ -40,11 +40,13 @@ _CHECK_CUDA = os.path.exists(_PTXAS) and os.environ.get("MIXPREC_TEST_CUDA",
 
 def _check_cuda(source, options, output):
     ptx = output + ".sm_90.ptx"
-    for command in (
-            [mixprec.tool_path("mixprec-compile"), source,
-             "--target=cuda", "--arch=sm_90", "--emit=ptx", "-o", ptx,
-             *options],
-            [_PTXAS, "-arch=sm_90", ptx, "-o", output + ".sm_90.cubin"]):
+    commands = [[mixprec.tool_path("mixprec-compile"), source, "--target=cuda",
+                 "--arch=sm_90", "--emit=ptx", "-o", ptx, *options],
+                [_PTXAS, "-arch=sm_90", ptx, "-o", output + ".sm_90.cubin"]]
+    for command in commands:
+        # A model with nothing to compute has no kernel and an empty PTX.
+        if command[0] == _PTXAS and os.path.getsize(ptx) == 0:
+            continue
         proc = subprocess.run(command, capture_output=True, text=True)
         if proc.returncode != 0:
             raise AssertionError("compiles for the CPU but not for CUDA (%s):"

@@ -132,6 +132,18 @@ def test_matmul_f16_accumulates_in_f32():
     assert torch.equal(out, torch.full((M, N), 2048.0 + 0.5 * (K - 1)))
 
 
+@pytest.mark.parametrize("m,k,n", [(0, 5, 8), (4, 0, 8), (4, 5, 0)])
+def test_matmul_with_an_empty_dimension(m, k, n):
+    # Nothing to multiply, or nothing to sum: an empty result, or zeros.
+    text = op_function(
+        "empty", ["tensor<%dx%dxf32>" % (m, k), "tensor<%dx%dxf32>" % (k, n)],
+        ["tensor<%dx%dxf32>" % (m, n)],
+        "mixprec.matmul %%a0, %%a1 : tensor<%dx%dxf32>, tensor<%dx%dxf32> "
+        "-> tensor<%dx%dxf32>" % (m, k, k, n, m, n))
+    (out,) = run(text, "empty", [torch.ones(m, k), torch.ones(k, n)])
+    assert torch.equal(out, torch.zeros(m, n))
+
+
 # ---------------------------------------------------------------------------
 # linear
 # ---------------------------------------------------------------------------

@@ -273,6 +273,9 @@ int main(int argc, char **argv) {
   if (emit == Emit::PTX) {
     std::vector<mixprec::KernelImage> images =
         mixprec::collectKernelImages(*module);
+    if (images.empty())
+      llvm::errs() << "mixprec-compile: note: the model needs no GPU kernel "
+                      "(nothing to compute); the PTX file is empty\n";
     auto output = openOutputFile(outputFile, &error);
     if (!output)
       return fail(error);

@@ -122,8 +122,11 @@ bool isCandidate(linalg::LinalgOp op) {
   // rejects: it stays a plain loop nest.
   if (op.getRank(op.getDpsInitOperand(0)) == 0)
     return false;
-  if (llvm::any_of(op.getStaticLoopRanges(),
-                   [](int64_t size) { return ShapedType::isDynamic(size); }))
+  // Dynamic loops cannot be planned; an empty one leaves nothing to tile
+  // (the op becomes a loop nest that runs zero times).
+  if (llvm::any_of(op.getStaticLoopRanges(), [](int64_t size) {
+        return ShapedType::isDynamic(size) || size == 0;
+      }))
     return false;
   return linalg::isaContractionOpInterface(op) &&
          succeeded(linalg::inferContractionDims(op)) && computesContract(op);
