@@ -213,6 +213,17 @@ LogicalResult KernelMapper::run() {
       inRun = false;
       continue;
     }
+    // Device buffers are allocated and freed by the host, never in a kernel.
+    WalkResult nested = op.walk([](Operation *inner) {
+      if (isa<memref::AllocOp, memref::DeallocOp>(inner)) {
+        inner->emitError("the CUDA backend allocates and frees buffers on "
+                         "the host only, not under control flow");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (nested.wasInterrupted())
+      return failure();
     if (isa<scf::ParallelOp>(op)) {
       segments.push_back({{&op}, true});
       inRun = false;

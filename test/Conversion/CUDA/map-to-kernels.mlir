@@ -105,3 +105,14 @@ func.func @size_from_device(%in: memref<index>) {
   memref.dealloc %b : memref<?xf32>
   return
 }
+
+// -----
+
+func.func @conditional_free(%in: memref<4xf32>, %cond: i1) {
+  %b = memref.alloc() : memref<4xf32>
+  scf.if %cond {
+    // expected-error @below {{the CUDA backend allocates and frees buffers on the host only, not under control flow}}
+    memref.dealloc %b : memref<4xf32>
+  }
+  return
+}
