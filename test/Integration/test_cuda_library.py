@@ -5,7 +5,9 @@ every error path of a real step -- no driver, out of device memory, a failing
 launch -- is exercised through the public C ABI: a clear error, a non-zero
 status, and the trainer's state untouched."""
 import os
+import re
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -97,3 +99,25 @@ def test_device_memory_of_a_step(fresh_model):
     assert current == 0
     state = sum(trainer.get(spec.name).nbytes for spec in model.state)
     assert peak >= 2 * state + sum(a.nbytes for a in batch())
+
+
+def test_mixprec_run_trains_a_cuda_library(cuda_library, tmp_path):
+    x, y = batch()
+    np.save(tmp_path / "x.npy", np.concatenate([x, x]))
+    np.save(tmp_path / "y.npy", np.concatenate([y, y]))
+    command = [mixprec.tool_path("mixprec-run"), "train", str(cuda_library),
+               "--data", str(tmp_path / "x.npy"), "--data",
+               str(tmp_path / "y.npy"), "--lr", "0.1", "--steps", "2"]
+    environment = dict(os.environ, MIXPREC_LIBCUDA=FAKE_LIBCUDA)
+    environment.pop("FAKE_CUDA", None)
+    trained = subprocess.run(command, capture_output=True, text=True,
+                             env=environment)
+    assert trained.returncode == 0, trained.stderr
+    assert re.search(r"^peak GPU memory \d+\.\d{3} MiB$", trained.stdout,
+                     re.M), trained.stdout
+    # Without a driver the tool says so and fails; it does not crash.
+    environment["MIXPREC_LIBCUDA"] = str(tmp_path / "missing.so")
+    refused = subprocess.run(command, capture_output=True, text=True,
+                             env=environment)
+    assert refused.returncode == 1
+    assert "no CUDA driver on this machine" in refused.stderr

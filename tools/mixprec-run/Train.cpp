@@ -124,6 +124,7 @@ struct TrainerABI {
                              const mixprec_tensor *, int32_t,
                              const mixprec_tensor *, int32_t);
   const char *(*lastError)();
+  mixprec_status (*deviceMemory)(int64_t *, int64_t *);
 
   bool resolve(const ModelLibrary &library) {
     auto get = [&](auto &fn, const char *name) {
@@ -131,6 +132,8 @@ struct TrainerABI {
           library.symbol(name));
       return fn != nullptr;
     };
+    // Libraries older than the CUDA backend have no device memory figures.
+    get(deviceMemory, "mixprec_device_memory");
     return get(create, "mixprec_trainer_create") &&
            get(destroy, "mixprec_trainer_destroy") &&
            get(step, "mixprec_trainer_step") &&
@@ -354,6 +357,11 @@ int runTrain(const ModelLibrary &library,
                 (long long)abi.skippedSteps(trainer),
                 (long long)abi.stepCount(trainer));
   std::printf("\n");
+  int64_t deviceBytes, peakDeviceBytes;
+  if (abi.deviceMemory &&
+      abi.deviceMemory(&deviceBytes, &peakDeviceBytes) == MIXPREC_OK)
+    std::printf("peak GPU memory %.3f MiB\n",
+                double(peakDeviceBytes) / (1 << 20));
   if (!options.save.empty()) {
     if (abi.save(trainer, options.save.c_str()) != MIXPREC_OK)
       return fail(abi.lastError());
