@@ -15,6 +15,13 @@
 // RUN: %python %S/Inputs/check_kernels.py %t.transformer.ptx f16 | FileCheck %s --check-prefix=TRANSFORMER
 // RUN: %ptxas -arch=sm_90 -v %t.transformer.ptx -o %t.transformer.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 
+// And sm_90a (the arch-specific Hopper target; mma.sync too for now):
+// RUN: mixprec-compile %mixprec_src_root/examples/mlp.mlir --target=cuda --arch=sm_90a --amp=precision=f16 --emit=ptx -o %t.mlp90a.ptx
+// RUN: %python %S/Inputs/check_kernels.py %t.mlp90a.ptx f16 | FileCheck %s --check-prefix=MLP
+// RUN: FileCheck %s --check-prefix=SM90A --input-file %t.mlp90a.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.mlp90a.ptx -o %t.mlp90a.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+
+// SM90A: .target sm_90a
 // MLP: train: 5 tensor-core kernels
 // CNN: train: 8 tensor-core kernels
 // TRANSFORMER: train: 27 tensor-core kernels
