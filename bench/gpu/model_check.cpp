@@ -17,6 +17,7 @@
 
 #include "ModelLibrary.h"
 #include "Npy.h"
+#include "TrainerABI.h"
 
 #include <algorithm>
 #include <chrono>
@@ -61,14 +62,6 @@ std::unique_ptr<ModelLibrary> load(const std::string &path) {
   if (!library)
     check(false, "load %s: %s", path.c_str(), error.c_str());
   return library;
-}
-
-template <typename Fn>
-bool resolve(const ModelLibrary &library, const char *name, Fn &fn) {
-  fn = reinterpret_cast<Fn>(library.symbol(name));
-  if (!fn)
-    check(false, "the library has no %s", name);
-  return fn != nullptr;
 }
 
 /// A host tensor of the checker.
@@ -214,29 +207,6 @@ int gemm(const char *cpuPath, const char *gpuPath) {
 // Training through the trainer ABI
 //===----------------------------------------------------------------------===//
 
-struct TrainerABI {
-  mixprec_status (*create)(const char *, uint64_t, mixprec_trainer **);
-  void (*destroy)(mixprec_trainer *);
-  mixprec_status (*step)(mixprec_trainer *, const mixprec_tensor *, int32_t,
-                         float, float *);
-  float (*lossScale)(const mixprec_trainer *);
-  int64_t (*skippedSteps)(const mixprec_trainer *);
-  int32_t (*numStates)();
-  const mixprec_tensor_spec *(*stateAt)(int32_t);
-  const char *(*lastError)();
-
-  bool resolve(const ModelLibrary &library) {
-    return ::resolve(library, "mixprec_trainer_create", create) &&
-           ::resolve(library, "mixprec_trainer_destroy", destroy) &&
-           ::resolve(library, "mixprec_trainer_step", step) &&
-           ::resolve(library, "mixprec_trainer_loss_scale", lossScale) &&
-           ::resolve(library, "mixprec_trainer_skipped_steps", skippedSteps) &&
-           ::resolve(library, "mixprec_num_states", numStates) &&
-           ::resolve(library, "mixprec_state_at", stateAt) &&
-           ::resolve(library, "mixprec_last_error", lastError);
-  }
-};
-
 /// What a run of the train step "train" gave, step by step.
 struct Run {
   mixprec_status status = MIXPREC_OK;
@@ -321,12 +291,9 @@ Run train(const ModelLibrary &library, const std::vector<npy::Array> &arrays,
     run.scale.push_back(abi.lossScale(trainer));
     run.skipped.push_back(abi.skippedSteps(trainer));
   }
-  using Memory = mixprec_status (*)(int64_t *, int64_t *);
-  auto memory =
-      reinterpret_cast<Memory>(library.symbol("mixprec_device_memory"));
-  if (!memory)
+  if (!abi.deviceMemory)
     run.memoryError = "the library has no mixprec_device_memory";
-  else if (memory(&run.currentBytes, &run.peakBytes) != MIXPREC_OK)
+  else if (abi.deviceMemory(&run.currentBytes, &run.peakBytes) != MIXPREC_OK)
     run.memoryError = abi.lastError();
   abi.destroy(trainer);
   return run;

@@ -280,16 +280,21 @@ mixprec_status loadKernel(Driver *driver, const void *image, const char *name,
   return getFunction(driver, *module, name, kernel);
 }
 
+/// The status of an allocation of `bytes` that returned `result`.
+static mixprec_status allocated(Driver *driver, CUresult result, size_t bytes) {
+  if (result == 0)
+    return MIXPREC_OK;
+  char what[96];
+  std::snprintf(what, sizeof(what), "allocating %zu bytes of GPU memory",
+                bytes);
+  return fail(driver, result, what);
+}
+
 mixprec_status allocate(Driver *driver, size_t bytes, DevicePointer *pointer) {
   if (mixprec_status status = makeCurrent(driver))
     return status;
-  if (CUresult result = driver->api.memAlloc(pointer, bytes ? bytes : 1)) {
-    char what[96];
-    std::snprintf(what, sizeof(what), "allocating %zu bytes of GPU memory",
-                  bytes);
-    return fail(driver, result, what);
-  }
-  return MIXPREC_OK;
+  return allocated(driver, driver->api.memAlloc(pointer, bytes ? bytes : 1),
+                   bytes);
 }
 
 mixprec_status release(Driver *driver, DevicePointer pointer) {
@@ -306,14 +311,10 @@ mixprec_status allocateOnStream(Driver *driver, size_t bytes,
     return allocate(driver, bytes, pointer);
   if (mixprec_status status = makeCurrent(driver))
     return status;
-  if (CUresult result = driver->api.memAllocAsync(pointer, bytes ? bytes : 1,
-                                                  driver->stream)) {
-    char what[96];
-    std::snprintf(what, sizeof(what), "allocating %zu bytes of GPU memory",
-                  bytes);
-    return fail(driver, result, what);
-  }
-  return MIXPREC_OK;
+  return allocated(
+      driver,
+      driver->api.memAllocAsync(pointer, bytes ? bytes : 1, driver->stream),
+      bytes);
 }
 
 mixprec_status releaseOnStream(Driver *driver, DevicePointer pointer) {

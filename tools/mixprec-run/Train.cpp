@@ -9,6 +9,7 @@
 
 #include "Train.h"
 #include "Npy.h"
+#include "TrainerABI.h"
 
 #include <algorithm>
 #include <chrono>
@@ -104,52 +105,6 @@ size_t rowBytes(const npy::Array &array) {
     elements *= size_t(array.shape[dim]);
   return elements * mixprec_dtype_size(array.dtype);
 }
-
-/// The trainer entry points of the model.
-struct TrainerABI {
-  mixprec_status (*create)(const char *, uint64_t, mixprec_trainer **);
-  void (*destroy)(mixprec_trainer *);
-  mixprec_status (*step)(mixprec_trainer *, const mixprec_tensor *, int32_t,
-                         float, float *);
-  int64_t (*stepCount)(const mixprec_trainer *);
-  float (*lossScale)(const mixprec_trainer *);
-  int64_t (*skippedSteps)(const mixprec_trainer *);
-  int32_t (*numStates)();
-  const mixprec_tensor_spec *(*stateAt)(int32_t);
-  int32_t (*skipped)(const mixprec_trainer *);
-  const char *(*nonfinite)(const mixprec_trainer *, int32_t);
-  mixprec_status (*save)(const mixprec_trainer *, const char *);
-  mixprec_status (*load)(mixprec_trainer *, const char *);
-  mixprec_status (*evaluate)(mixprec_trainer *, const char *, int64_t,
-                             const mixprec_tensor *, int32_t,
-                             const mixprec_tensor *, int32_t);
-  const char *(*lastError)();
-  mixprec_status (*deviceMemory)(int64_t *, int64_t *);
-
-  bool resolve(const ModelLibrary &library) {
-    auto get = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          library.symbol(name));
-      return fn != nullptr;
-    };
-    // Libraries older than the CUDA backend have no device memory figures.
-    get(deviceMemory, "mixprec_device_memory");
-    return get(create, "mixprec_trainer_create") &&
-           get(destroy, "mixprec_trainer_destroy") &&
-           get(step, "mixprec_trainer_step") &&
-           get(stepCount, "mixprec_trainer_step_count") &&
-           get(lossScale, "mixprec_trainer_loss_scale") &&
-           get(skippedSteps, "mixprec_trainer_skipped_steps") &&
-           get(numStates, "mixprec_num_states") &&
-           get(stateAt, "mixprec_state_at") &&
-           get(evaluate, "mixprec_trainer_evaluate") &&
-           get(skipped, "mixprec_trainer_skipped") &&
-           get(nonfinite, "mixprec_trainer_nonfinite_parameter") &&
-           get(save, "mixprec_trainer_save") &&
-           get(load, "mixprec_trainer_load") &&
-           get(lastError, "mixprec_last_error");
-  }
-};
 
 mixprec_tensor tensorOf(npy::Array &array) {
   return {array.data.data(), array.dtype, int32_t(array.shape.size()),
