@@ -15,6 +15,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <limits>
 
@@ -32,9 +33,9 @@ namespace {
 static bool staysOnHost(Operation *op) {
   return op->hasTrait<OpTrait::ConstantLike>() ||
          isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
-             memref::GetGlobalOp, memref::SubViewOp, memref::ExpandShapeOp,
-             memref::CollapseShapeOp, memref::CastOp, memref::ReinterpretCastOp,
-             memref::ViewOp, memref::ExtractStridedMetadataOp, func::ReturnOp,
+             memref::GetGlobalOp, ViewLikeOpInterface, memref::TransposeOp,
+             memref::ReshapeOp, memref::MemorySpaceCastOp,
+             memref::ExtractStridedMetadataOp, func::ReturnOp,
              gpu::LaunchFuncOp, gpu::LaunchOp>(op);
 }
 
@@ -179,10 +180,11 @@ void KernelMapper::mapSerial(ArrayRef<Operation *> ops) {
             return !llvm::is_contained(ops, top);
           }))
         escaping.push_back(result);
+  SmallVector<Value> buffers;
   for (Value value : escaping) {
     Value buffer =
         memref::AllocOp::create(b, loc, MemRefType::get({}, value.getType()));
-    deviceScalars[value] = buffer;
+    buffers.push_back(buffer);
     function.walk([&](func::ReturnOp ret) {
       OpBuilder atReturn(ret);
       memref::DeallocOp::create(atReturn, loc, buffer);
@@ -195,9 +197,12 @@ void KernelMapper::mapSerial(ArrayRef<Operation *> ops) {
   loadCapturedScalars(b, ops, mapping);
   for (Operation *op : ops)
     b.clone(*op, mapping);
-  for (Value value : escaping)
-    memref::StoreOp::create(b, loc, mapping.lookup(value), deviceScalars[value],
+  // Later kernels read these (not this one: it computes them).
+  for (auto [value, buffer] : llvm::zip(escaping, buffers)) {
+    memref::StoreOp::create(b, loc, mapping.lookup(value), buffer,
                             ValueRange());
+    deviceScalars[value] = buffer;
+  }
 }
 
 LogicalResult KernelMapper::run() {

@@ -88,8 +88,11 @@ static bool isMultiplyAccumulate(linalg::LinalgOp op) {
 
 /// The loop roles of `op` if it is a contraction this kernel computes.
 static std::optional<GemmLoops> matchGemm(linalg::LinalgOp op) {
+  // Only ops of the host function itself: a launch cannot nest in a loop
+  // that becomes a kernel.
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !op.hasPureBufferSemantics() || !isMultiplyAccumulate(op))
+      !op.hasPureBufferSemantics() || !isMultiplyAccumulate(op) ||
+      !isa<func::FuncOp>(op->getParentOp()))
     return std::nullopt;
   auto a = dyn_cast<MemRefType>(op.getDpsInputOperand(0)->get().getType());
   auto b = dyn_cast<MemRefType>(op.getDpsInputOperand(1)->get().getType());
@@ -100,8 +103,10 @@ static std::optional<GemmLoops> matchGemm(linalg::LinalgOp op) {
   Type element = a.getElementType();
   if (element != b.getElementType() || !(element.isF16() || element.isBF16()))
     return std::nullopt;
-  Type output = c.getElementType();
-  if (!(output.isF32() || output.isF16() || output.isBF16()))
+  // The kernel sums in f32 and rounds once: exact to the op's semantics
+  // only when the op accumulates in f32 (a 16-bit accumulator would round
+  // at every step; mixprec's lowering never makes one).
+  if (!c.getElementType().isF32())
     return std::nullopt;
 
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -113,6 +118,9 @@ static std::optional<GemmLoops> matchGemm(linalg::LinalgOp op) {
     return std::nullopt;
   for (auto [loop, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
     if (iterator == utils::IteratorType::reduction) {
+      // The epilogue indexes the output with K at 0.
+      if (maps[2].isFunctionOfDim(loop))
+        return std::nullopt;
       loops.k.push_back(loop);
       continue;
     }
@@ -288,13 +296,12 @@ Value GemmKernelBuilder::mma(Value a, Value bFragment, Value accumulator) {
                                         sums);
 }
 
-/// Adds each accumulator element to its output element (masked at the
-/// edges) and rounds once to the output type.
+/// Adds each accumulator element to its f32 output element, masked at the
+/// edges.
 void GemmKernelBuilder::storeResults(Value output, ArrayRef<Value> accumulators,
                                      Value mStart, Value nStart, Value warpM,
                                      Value warpN, Value lane) {
   int64_t mCount = loops.size(loops.m), nCount = loops.size(loops.n);
-  Type outputType = cast<MemRefType>(output.getType()).getElementType();
   Value group = div(lane, 4), pairColumn = mul(rem(lane, 4), 2);
   Value warpRow = add(mStart, mul(warpM, kBlockM / 2));
   Value warpColumn = add(nStart, mul(warpN, kBlockN / 2));
@@ -317,11 +324,7 @@ void GemmKernelBuilder::storeResults(Value output, ArrayRef<Value> accumulators,
           delinearize(column, loops.n, values);
           SmallVector<Value> indices = apply(maps[2], values);
           Value old = memref::LoadOp::create(b, loc, output, indices);
-          if (!outputType.isF32())
-            old = arith::ExtFOp::create(b, loc, b.getF32Type(), old);
           Value updated = arith::AddFOp::create(b, loc, old, sum);
-          if (!outputType.isF32())
-            updated = arith::TruncFOp::create(b, loc, outputType, updated);
           memref::StoreOp::create(b, loc, updated, output, indices);
         }
 }

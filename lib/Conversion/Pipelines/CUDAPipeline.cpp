@@ -81,10 +81,28 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
 }
 
 void registerCUDAPipeline() {
-  PassPipelineRegistration<CUDAPipelineOptions>(
+  // Registered by hand so that bad chips are an error, not a crash.
+  registerPassPipeline(
       "mixprec-cuda-pipeline",
       "Lower mixprec to GPU kernels (PTX) and host code for the CUDA backend",
-      buildCUDAPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        CUDAPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (options.chips.empty())
+          return errorHandler("mixprec-cuda-pipeline needs chips=sm_80, "
+                              "sm_90 or sm_90a");
+        for (const std::string &chip : options.chips)
+          if (!ptxFeaturesFor(chip))
+            return errorHandler("mixprec-cuda-pipeline: unknown chip '" + chip +
+                                "' (expected sm_80, sm_90 or sm_90a)");
+        buildCUDAPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optionHandler) {
+        optionHandler(CUDAPipelineOptions());
+      });
 }
 
 } // namespace mixprec

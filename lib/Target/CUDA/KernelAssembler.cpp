@@ -89,6 +89,10 @@ private:
 /// "sm_90a" -> "90a", fatbinary's spelling.
 static StringRef smNumber(StringRef chip) { return chip.drop_front(3); }
 
+/// Whether `chip` names an architecture-specific target (sm_90a): its PTX
+/// runs on that architecture only, so the driver cannot JIT it for others.
+static bool isArchSpecific(StringRef chip) { return chip.ends_with("a"); }
+
 LogicalResult assembleKernels(ModuleOp module, StringRef cudaPath,
                               StringRef workDir) {
   SmallVector<gpu::BinaryOp> binaries(module.getOps<gpu::BinaryOp>());
@@ -97,8 +101,11 @@ LogicalResult assembleKernels(ModuleOp module, StringRef cudaPath,
     std::string name = binary.getSymName().str();
     std::vector<std::string> fatbinArguments = {
         "--64", "--create=" + toolkit.path(name + ".fatbin")};
+    // The PTX the driver JITs on GPUs newer than every cubin: the newest
+    // portable architecture's.
     Attribute lastTarget;
-    std::string lastPTX;
+    std::string portablePTX;
+    int portableVersion = 0;
     for (Attribute attribute : binary.getObjects()) {
       auto object = cast<gpu::ObjectAttr>(attribute);
       auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget());
@@ -114,15 +121,19 @@ LogicalResult assembleKernels(ModuleOp module, StringRef cudaPath,
       fatbinArguments.push_back("--image3=kind=elf,sm=" + smNumber(chip).str() +
                                 ",file=" + cubin);
       lastTarget = target;
-      lastPTX = ptx;
+      int version = 0;
+      if (!isArchSpecific(chip) && !smNumber(chip).getAsInteger(10, version) &&
+          version > portableVersion) {
+        portableVersion = version;
+        portablePTX = ptx;
+      }
     }
     if (!lastTarget)
       return binary.emitError("no kernel image to assemble");
-    // PTX of the newest architecture lets the driver JIT for newer GPUs.
-    auto newest = cast<NVVM::NVVMTargetAttr>(lastTarget);
-    fatbinArguments.push_back(
-        "--image3=kind=ptx,sm=" + smNumber(newest.getChip()).str() +
-        ",file=" + lastPTX);
+    if (portableVersion)
+      fatbinArguments.push_back(
+          "--image3=kind=ptx,sm=" + std::to_string(portableVersion) +
+          ",file=" + portablePTX);
     if (failed(toolkit.run("fatbinary", fatbinArguments)))
       return failure();
     auto fatbin = llvm::MemoryBuffer::getFile(toolkit.path(name + ".fatbin"),

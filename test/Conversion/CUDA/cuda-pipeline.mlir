@@ -1,5 +1,10 @@
 // REQUIRES: cuda-toolkit
 // RUN: mixprec-opt %s --mixprec-cuda-pipeline="chips=sm_80,sm_90" | FileCheck %s
+// RUN: not mixprec-opt %s --mixprec-cuda-pipeline="chips=sm_75" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
+// RUN: not mixprec-opt %s --mixprec-cuda-pipeline 2>&1 | FileCheck %s --check-prefix=NO-CHIP
+
+// BAD-CHIP: mixprec-cuda-pipeline: unknown chip 'sm_75' (expected sm_80, sm_90 or sm_90a)
+// NO-CHIP: mixprec-cuda-pipeline needs chips=sm_80, sm_90 or sm_90a
 
 // The whole pipeline on a 16-bit matmul and an elementwise op: host code in
 // the LLVM dialect whose buffers, copies and launches go through the

@@ -116,3 +116,24 @@ func.func @conditional_free(%in: memref<4xf32>, %cond: i1) {
   }
   return
 }
+
+// -----
+
+// A view stays on the host, even one that is not a subview.
+// CHECK-LABEL: func.func @views
+// CHECK: %[[T:.*]] = memref.transpose
+// CHECK: gpu.launch
+// CHECK: memref.load %[[T]]
+func.func @views(%in: memref<4x8xf32>, %out: memref<8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %t = memref.transpose %in (i, j) -> (j, i) : memref<4x8xf32> to memref<8x4xf32, strided<[1, 8]>>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c4) step (%c1, %c1) {
+    %x = memref.load %t[%i, %j] : memref<8x4xf32, strided<[1, 8]>>
+    memref.store %x, %out[%i, %j] : memref<8x4xf32>
+    scf.reduce
+  }
+  return
+}

@@ -75,27 +75,26 @@ func.func @conv(%x: memref<2x3x8x8xf16>, %w: memref<8x3x3x3xf16>, %y: memref<2x8
 // -----
 
 // The weight gradient of a linear layer reads both operands transposed
-// (k = batch rows is the outer dim of both); a 16-bit output is rounded once
-// after the f32 sum.
+// (k = batch rows is the outer dim of both).
 #lhs = affine_map<(m, n, k) -> (k, m)>
 #rhs = affine_map<(m, n, k) -> (k, n)>
 #out = affine_map<(m, n, k) -> (m, n)>
 // CHECK-LABEL: func.func @transposed_generic
 // CHECK: gpu.launch_func @kernels::@transposed_generic_gemm_0
-// CHECK: gpu.func @transposed_generic_gemm_0
+// CHECK: gpu.func @transposed_generic_gemm_0(%[[KA:.*]]: memref<64x16xf16>, %[[KB:.*]]: memref<64x24xf16>, %[[KC:.*]]: memref<16x24xf32>)
 // CHECK: nvvm.mma.sync
-// CHECK: %[[OLD:.*]] = memref.load
-// CHECK: %[[WIDE:.*]] = arith.extf %[[OLD]] : f16 to f32
-// CHECK: %[[SUM:.*]] = arith.addf %[[WIDE]]
-// CHECK: %[[ROUNDED:.*]] = arith.truncf %[[SUM]] : f32 to f16
-// CHECK: memref.store %[[ROUNDED]]
-func.func @transposed_generic(%a: memref<64x16xf16>, %b: memref<64x24xf16>, %c: memref<16x24xf16>) {
+// CHECK: %[[OLD:.*]] = memref.load %[[KC]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[OLD]]
+// CHECK: memref.store %[[SUM]], %[[KC]]
+func.func @transposed_generic(%a: memref<64x16xf16>, %b: memref<64x24xf16>, %c: memref<16x24xf32>) {
   linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b : memref<64x16xf16>, memref<64x24xf16>) outs(%c : memref<16x24xf16>) {
-  ^bb0(%x: f16, %y: f16, %acc: f16):
-    %p = arith.mulf %x, %y : f16
-    %s = arith.addf %acc, %p : f16
-    linalg.yield %s : f16
+      ins(%a, %b : memref<64x16xf16>, memref<64x24xf16>) outs(%c : memref<16x24xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xw = arith.extf %x : f16 to f32
+    %yw = arith.extf %y : f16 to f32
+    %p = arith.mulf %xw, %yw : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
   }
   return
 }
@@ -103,7 +102,9 @@ func.func @transposed_generic(%a: memref<64x16xf16>, %b: memref<64x24xf16>, %c: 
 // -----
 
 // Not tensor-core work: f32 inputs, mixed input types, a body that is not a
-// multiply-accumulate, and an empty output stay linalg ops (they become
+// multiply-accumulate, an empty output, a 16-bit accumulator (it rounds at
+// every step; the kernel would round once), a reduction loop the output is
+// indexed by, and a contraction inside a loop stay linalg ops (they become
 // loops, or nothing).
 #map = affine_map<(m, n, k) -> (m, k)>
 #map1 = affine_map<(m, n, k) -> (k, n)>
@@ -115,8 +116,14 @@ func.func @transposed_generic(%a: memref<64x16xf16>, %b: memref<64x24xf16>, %c: 
 // CHECK: linalg.generic
 // CHECK: arith.maximumf
 // CHECK: linalg.matmul ins({{.*}} : memref<0x8xf16>, memref<8x8xf16>)
+// CHECK: linalg.matmul ins({{.*}} : memref<8x8xf16>, memref<8x8xf16>) outs({{.*}} : memref<8x8xf16>)
+// CHECK: linalg.generic {indexing_maps = [#map3, #map4, #map3], iterator_types = ["parallel", "reduction"]}
+// CHECK: scf.for
+// CHECK-NEXT: linalg.matmul
 // CHECK-NOT: gpu.module
-func.func @left_alone(%a: memref<8x8xf32>, %h: memref<8x8xf16>, %bf: memref<8x8xbf16>, %c: memref<8x8xf32>, %e: memref<0x8xf16>, %ec: memref<0x8xf32>) {
+#row = affine_map<(m, k) -> (m, k)>
+#col = affine_map<(m, k) -> (k)>
+func.func @left_alone(%a: memref<8x8xf32>, %h: memref<8x8xf16>, %bf: memref<8x8xbf16>, %c: memref<8x8xf32>, %e: memref<0x8xf16>, %ec: memref<0x8xf32>, %hc: memref<8x8xf16>, %v: memref<8xf16>) {
   linalg.matmul ins(%a, %a : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
   linalg.matmul ins(%h, %bf : memref<8x8xf16>, memref<8x8xbf16>) outs(%c : memref<8x8xf32>)
   linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -128,5 +135,21 @@ func.func @left_alone(%a: memref<8x8xf32>, %h: memref<8x8xf16>, %bf: memref<8x8x
     linalg.yield %s : f32
   }
   linalg.matmul ins(%e, %h : memref<0x8xf16>, memref<8x8xf16>) outs(%ec : memref<0x8xf32>)
+  linalg.matmul ins(%h, %h : memref<8x8xf16>, memref<8x8xf16>) outs(%hc : memref<8x8xf16>)
+  linalg.generic {indexing_maps = [#row, #col, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%h, %v : memref<8x8xf16>, memref<8xf16>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xw = arith.extf %x : f16 to f32
+    %yw = arith.extf %y : f16 to f32
+    %p = arith.mulf %xw, %yw : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.for %i = %c0 to %c2 step %c1 {
+    linalg.matmul ins(%h, %h : memref<8x8xf16>, memref<8x8xf16>) outs(%c : memref<8x8xf32>)
+  }
   return
 }
