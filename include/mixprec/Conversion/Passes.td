@@ -216,11 +216,14 @@ def MixprecGpuTensorCoreGemm
     : Pass<"mixprec-gpu-tensor-core-gemm", "::mlir::ModuleOp"> {
   let summary = "Run 16-bit contractions as tensor-core (mma.sync) kernels";
   let description = [{
-    Replaces every linalg op on memrefs whose body is a multiply-accumulate
-    of two f16 (or two bf16) inputs into an f32, f16 or bf16 output --
-    `linalg.matmul`, `linalg.batch_matmul`, `linalg.conv_2d_*` (an implicit
-    GEMM), and the generic contractions of the backward pass -- with a
-    `gpu.launch_func` of a kernel of its own in `gpu.module @kernels`.
+    Replaces every linalg op on memrefs, at the top level of a host
+    function, whose body is a multiply-accumulate of two f16 (or two bf16)
+    inputs into an f32 output -- `linalg.matmul`, `linalg.batch_matmul`,
+    `linalg.conv_2d_*` (an implicit GEMM), and the generic contractions of
+    the backward pass -- with a `gpu.launch_func` of a kernel of its own in
+    `gpu.module @kernels`. (A 16-bit accumulator rounds at every step; this
+    kernel rounds once, so such ops stay loops. mixprec's lowering always
+    accumulates in f32.)
 
     The op's loops are grouped by where they appear: parallel loops that
     index only the first input are M, only the second input N, both or
@@ -233,9 +236,9 @@ def MixprecGpuTensorCoreGemm
     warp then loads fragments with `ldmatrix` (x4 for A, x2 for B) and
     issues eight `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}` per
     16-deep slice, accumulating in f32 registers. The epilogue adds the
-    f32 sums to the output's initial value once and rounds once to the
-    output type, masking rows and columns past M and N: every shape is
-    exact up to f32 summation order (ARCHITECTURE.md §4).
+    f32 sums to the output's initial value once, masking rows and columns
+    past M and N: every shape is exact up to f32 summation order
+    (ARCHITECTURE.md §4). A reduction loop must not index the output.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<37x53xf16>, memref<53x29xf16>)
