@@ -10,7 +10,9 @@
 
 #include "ModelLibrary.h"
 
+#include <cstring>
 #include <type_traits>
+#include <vector>
 
 namespace mixprec {
 
@@ -34,6 +36,23 @@ struct TrainerABI {
   const char *(*lastError)();
   /// Null in libraries older than the CUDA backend.
   mixprec_status (*deviceMemory)(int64_t *, int64_t *);
+
+  /// The inputs of the train step `step` a caller passes, in order: all but
+  /// the state, the RNG state and the learning rate (the last input), which
+  /// the trainer supplies itself.
+  std::vector<const mixprec_tensor_spec *>
+  batchInputs(const mixprec_function &step) const {
+    std::vector<const mixprec_tensor_spec *> batch;
+    for (int32_t i = 0; i + 1 < step.num_inputs; ++i) {
+      const char *name = step.inputs[i].name;
+      bool isState = std::strcmp(name, "rng_state") == 0;
+      for (int32_t j = 0; j < numStates() && !isState; ++j)
+        isState = std::strcmp(name, stateAt(j)->name) == 0;
+      if (!isState)
+        batch.push_back(&step.inputs[i]);
+    }
+    return batch;
+  }
 
   /// Looks every entry point up; false if one is missing.
   bool resolve(const ModelLibrary &library) {

@@ -234,17 +234,9 @@ Run train(const ModelLibrary &library, const std::vector<npy::Array> &arrays,
     fail(MIXPREC_NOT_FOUND, "no train step 'train' and trainer ABI");
     return run;
   }
-  // The batch inputs: neither state nor the RNG state, nor the learning
-  // rate (the last input).
   std::vector<Tensor> batches;
-  for (int32_t i = 0; i + 1 < step->num_inputs; ++i) {
-    const char *name = step->inputs[i].name;
-    bool isState = std::strcmp(name, "rng_state") == 0;
-    for (int32_t j = 0; j < abi.numStates() && !isState; ++j)
-      isState = std::strcmp(name, abi.stateAt(j)->name) == 0;
-    if (!isState)
-      batches.emplace_back(step->inputs[i]);
-  }
+  for (const mixprec_tensor_spec *spec : abi.batchInputs(*step))
+    batches.emplace_back(*spec);
   if (batches.size() != arrays.size()) {
     fail(MIXPREC_INVALID_ARGUMENT,
          "the step takes " + std::to_string(batches.size()) +

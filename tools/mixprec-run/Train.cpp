@@ -197,17 +197,7 @@ int runTrain(const ModelLibrary &library,
   for (int32_t i = 0; i < abi.numStates(); ++i)
     scaled |= scaleName == abi.stateAt(i)->name;
 
-  // The batch inputs: what the trainer does not supply itself (state, the
-  // RNG state, and the learning rate, the last input).
-  std::vector<const mixprec_tensor_spec *> batchSpecs;
-  for (int32_t i = 0; i + 1 < step->num_inputs; ++i) {
-    const char *name = step->inputs[i].name;
-    bool isState = std::strcmp(name, "rng_state") == 0;
-    for (int32_t j = 0; j < abi.numStates() && !isState; ++j)
-      isState = std::strcmp(name, abi.stateAt(j)->name) == 0;
-    if (!isState)
-      batchSpecs.push_back(&step->inputs[i]);
-  }
+  std::vector<const mixprec_tensor_spec *> batchSpecs = abi.batchInputs(*step);
   if (batchSpecs.size() != options.data.size())
     return fail(options.step + " takes " + std::to_string(batchSpecs.size()) +
                 " batch inputs, got " + std::to_string(options.data.size()) +

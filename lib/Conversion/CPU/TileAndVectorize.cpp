@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mixprec/Conversion/ContractionBody.h"
 #include "mixprec/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -68,47 +69,6 @@ struct TilingPlan {
   SmallVector<int64_t> interchange;
 };
 
-/// Whether `op` computes what linalg.contract does: its body is
-/// `out + cast(a) * cast(b)` where each cast is an exact widening to the
-/// accumulator's type (arith.extf) or nothing, and its reduction dims are
-/// exactly the dims the output does not use.
-bool computesContract(linalg::LinalgOp op) {
-  Block *body = op.getBlock();
-  if (!body || body->getNumArguments() != 3)
-    return false;
-  BlockArgument a = body->getArgument(0), b = body->getArgument(1),
-                acc = body->getArgument(2);
-  Type accType = acc.getType();
-  if (!isa<FloatType>(accType))
-    return false;
-  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  if (!yield || yield.getNumOperands() != 1)
-    return false;
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  Value product = add.getLhs() == acc   ? add.getRhs()
-                  : add.getRhs() == acc ? add.getLhs()
-                                        : Value();
-  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return false;
-  auto widened = [&](Value value, BlockArgument arg) {
-    if (value == arg)
-      return arg.getType() == accType;
-    auto ext = value.getDefiningOp<arith::ExtFOp>();
-    return ext && ext.getIn() == arg && ext.getType() == accType;
-  };
-  if (!((widened(mul.getLhs(), a) && widened(mul.getRhs(), b)) ||
-        (widened(mul.getLhs(), b) && widened(mul.getRhs(), a))))
-    return false;
-  AffineMap outMap = op.getIndexingMapsArray().back();
-  for (auto [dim, type] : llvm::enumerate(op.getIteratorTypesArray()))
-    if ((type == utils::IteratorType::parallel) != outMap.isFunctionOfDim(dim))
-      return false;
-  return true;
-}
-
 /// The static contractions this pass handles: tensors only, static loop
 /// ranges, and a multiply-add body (possibly with widened inputs).
 bool isCandidate(linalg::LinalgOp op) {
@@ -129,7 +89,8 @@ bool isCandidate(linalg::LinalgOp op) {
       }))
     return false;
   return linalg::isaContractionOpInterface(op) &&
-         succeeded(linalg::inferContractionDims(op)) && computesContract(op);
+         succeeded(linalg::inferContractionDims(op)) &&
+         mixprec::computesContract(op);
 }
 
 TilingPlan planTiling(linalg::LinalgOp op,

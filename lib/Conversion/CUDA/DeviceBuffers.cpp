@@ -32,13 +32,13 @@ static Value allocateOnDevice(OpBuilder &b, Operation *op, MemRefType type) {
       .getMemref();
 }
 
-/// Frees `buffer` before each return of `function`.
-static void freeBeforeReturns(func::FuncOp function, Value buffer) {
-  function.walk([&](func::ReturnOp ret) {
+/// Frees `buffer` before each of `returns`.
+static void freeBeforeReturns(ArrayRef<func::ReturnOp> returns, Value buffer) {
+  for (func::ReturnOp ret : returns) {
     OpBuilder b(ret);
     gpu::DeallocOp::create(b, ret.getLoc(), /*asyncToken=*/Type(), ValueRange(),
                            buffer);
-  });
+  }
 }
 
 /// Whether `op`, at the top level of a host function, leaves the memory
@@ -60,6 +60,7 @@ struct MixprecGpuDeviceBuffersPass
     SmallVector<Operation *> ops;
     for (Operation &op : function.getBody().getOps())
       ops.push_back(&op);
+    SmallVector<func::ReturnOp> returns(function.getOps<func::ReturnOp>());
     for (Operation *op : ops) {
       OpBuilder b(op);
       if (isa<memref::AllocOp, memref::AllocaOp>(op)) {
@@ -68,7 +69,7 @@ struct MixprecGpuDeviceBuffersPass
         op->getResult(0).replaceAllUsesWith(buffer);
         // An alloca is freed by returning; its device copy explicitly.
         if (isa<memref::AllocaOp>(op))
-          freeBeforeReturns(function, buffer);
+          freeBeforeReturns(returns, buffer);
         op->erase();
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
         gpu::DeallocOp::create(b, op->getLoc(), /*asyncToken=*/Type(),
@@ -80,7 +81,7 @@ struct MixprecGpuDeviceBuffersPass
         b.setInsertionPointAfter(op);
         gpu::MemcpyOp::create(b, op->getLoc(), /*asyncToken=*/Type(),
                               ValueRange(), buffer, global.getResult());
-        freeBeforeReturns(function, buffer);
+        freeBeforeReturns(returns, buffer);
       }
     }
     for (Operation &op : function.getBody().getOps())

@@ -180,15 +180,14 @@ void KernelMapper::mapSerial(ArrayRef<Operation *> ops) {
             return !llvm::is_contained(ops, top);
           }))
         escaping.push_back(result);
+  // The function is one block (run() checks): freed before its return.
+  OpBuilder atReturn(function.getBody().front().getTerminator());
   SmallVector<Value> buffers;
   for (Value value : escaping) {
     Value buffer =
         memref::AllocOp::create(b, loc, MemRefType::get({}, value.getType()));
     buffers.push_back(buffer);
-    function.walk([&](func::ReturnOp ret) {
-      OpBuilder atReturn(ret);
-      memref::DeallocOp::create(atReturn, loc, buffer);
-    });
+    memref::DeallocOp::create(atReturn, loc, buffer);
   }
 
   gpu::LaunchOp launch = createLaunch(b, loc, 1, 1);

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mixprec/Conversion/ContractionBody.h"
 #include "mixprec/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -55,43 +56,14 @@ struct GemmLoops {
   }
 };
 
-/// Input 0/1 of `body` if `value` is that block argument, possibly widened.
-static int inputIndex(Block &body, Value value) {
-  if (auto ext = value.getDefiningOp<arith::ExtFOp>())
-    value = ext.getIn();
-  auto argument = dyn_cast<BlockArgument>(value);
-  if (!argument || argument.getOwner() != &body || argument.getArgNumber() > 1)
-    return -1;
-  return argument.getArgNumber();
-}
-
-/// Whether the body is `out + a * b` (inputs possibly widened first).
-static bool isMultiplyAccumulate(linalg::LinalgOp op) {
-  Block &body = op->getRegion(0).front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (yield.getNumOperands() != 1)
-    return false;
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  Value out = body.getArgument(2);
-  Value product = add.getLhs() == out   ? add.getRhs()
-                  : add.getRhs() == out ? add.getLhs()
-                                        : Value();
-  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return false;
-  int lhs = inputIndex(body, mul.getLhs()),
-      rhs = inputIndex(body, mul.getRhs());
-  return lhs >= 0 && rhs >= 0 && lhs != rhs;
-}
-
 /// The loop roles of `op` if it is a contraction this kernel computes.
 static std::optional<GemmLoops> matchGemm(linalg::LinalgOp op) {
   // Only ops of the host function itself: a launch cannot nest in a loop
-  // that becomes a kernel.
+  // that becomes a kernel. computesContract also makes the output indexed
+  // by exactly the parallel loops: each element is written once, and the
+  // epilogue may index it with K at 0.
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !op.hasPureBufferSemantics() || !isMultiplyAccumulate(op) ||
+      !op.hasPureBufferSemantics() || !mixprec::computesContract(op) ||
       !isa<func::FuncOp>(op->getParentOp()))
     return std::nullopt;
   auto a = dyn_cast<MemRefType>(op.getDpsInputOperand(0)->get().getType());
@@ -105,7 +77,8 @@ static std::optional<GemmLoops> matchGemm(linalg::LinalgOp op) {
     return std::nullopt;
   // The kernel sums in f32 and rounds once: exact to the op's semantics
   // only when the op accumulates in f32 (a 16-bit accumulator would round
-  // at every step; mixprec's lowering never makes one).
+  // at every step; mixprec's lowering never makes one). Inputs are widened
+  // exactly (computesContract), so the products are the tensor cores'.
   if (!c.getElementType().isF32())
     return std::nullopt;
 
@@ -118,15 +91,9 @@ static std::optional<GemmLoops> matchGemm(linalg::LinalgOp op) {
     return std::nullopt;
   for (auto [loop, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
     if (iterator == utils::IteratorType::reduction) {
-      // The epilogue indexes the output with K at 0.
-      if (maps[2].isFunctionOfDim(loop))
-        return std::nullopt;
       loops.k.push_back(loop);
       continue;
     }
-    // A parallel loop must index the output: each element is written once.
-    if (!maps[2].isFunctionOfDim(loop))
-      return std::nullopt;
     bool inA = maps[0].isFunctionOfDim(loop);
     bool inB = maps[1].isFunctionOfDim(loop);
     if (inA && !inB)
