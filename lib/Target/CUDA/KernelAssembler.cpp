@@ -99,8 +99,11 @@ LogicalResult assembleKernels(ModuleOp module, StringRef cudaPath,
   for (gpu::BinaryOp binary : binaries) {
     Toolkit toolkit(binary, cudaPath, workDir);
     std::string name = binary.getSymName().str();
+    // The PTX stays uncompressed: the simulator (runtime/gpusim) reads it,
+    // and the driver JITs it either way.
     std::vector<std::string> fatbinArguments = {
-        "--64", "--create=" + toolkit.path(name + ".fatbin")};
+        "--64", "--compress=false",
+        "--create=" + toolkit.path(name + ".fatbin")};
     // The PTX the driver JITs on GPUs newer than every cubin: the newest
     // portable architecture's.
     Attribute lastTarget;

@@ -1,0 +1,1910 @@
+//===- Execute.cpp - running one kernel launch ----------------------------===//
+//
+// Blocks run one after another; a block's warps run in turn until each
+// reaches a barrier or exits. A warp executes an instruction for all its
+// active lanes at once. Divergence follows a SIMT stack per call frame:
+// a divergent branch pushes the two paths with the branch's immediate
+// post-dominator as their meeting point (Reconvergence.cpp).
+//
+// Every access is checked the way compute-sanitizer's memcheck and
+// racecheck would: bounds and alignment of global and shared accesses,
+// freed or host memory, shared-memory races between two barriers, reads of
+// shared memory nobody wrote, and `.aligned` collectives reached by part of
+// a warp. The first problem ends the launch with the driver error the
+// hardware would report.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Execute.h"
+#include "Float.h"
+
+#include <algorithm>
+#include <cfenv>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <xmmintrin.h>
+
+namespace gpusim {
+
+void KernelStats::add(const KernelStats &other) {
+  launches += other.launches;
+  threads += other.threads;
+  warpInstructions += other.warpInstructions;
+  mmaInstructions += other.mmaInstructions;
+  globalLoadBytes += other.globalLoadBytes;
+  globalStoreBytes += other.globalStoreBytes;
+  sharedLoadBytes += other.sharedLoadBytes;
+  sharedStoreBytes += other.sharedStoreBytes;
+  sharedBankConflicts += other.sharedBankConflicts;
+  maxThreadInstructions =
+      std::max(maxThreadInstructions, other.maxThreadInstructions);
+}
+
+namespace {
+
+constexpr int kIllegalAddress = 700, kHardwareStackError = 714,
+              kIllegalInstruction = 715, kMisalignedAddress = 716,
+              kLaunchFailed = 719;
+constexpr uint32_t kFullWarp = 0xffffffffu;
+
+uint64_t widthMask(unsigned bytes) {
+  return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
+}
+int64_t signExtend(uint64_t value, unsigned bytes) {
+  unsigned shift = 64 - 8 * bytes;
+  return int64_t(value << shift) >> shift;
+}
+
+Format formatOf(Type type) {
+  switch (type) {
+  case Type::F16:
+    return kHalf;
+  case Type::BF16:
+    return kBFloat;
+  case Type::F64:
+    return kDouble;
+  default:
+    return kSingle;
+  }
+}
+
+Rounding roundingOf(Round round) {
+  switch (round) {
+  case Round::Rz:
+  case Round::Rzi:
+    return Rounding::TowardZero;
+  case Round::Rm:
+  case Round::Rmi:
+    return Rounding::Down;
+  case Round::Rp:
+  case Round::Rpi:
+    return Rounding::Up;
+  default:
+    return Rounding::NearestEven;
+  }
+}
+
+int hostMode(Round round) {
+  switch (roundingOf(round)) {
+  case Rounding::TowardZero:
+    return FE_TOWARDZERO;
+  case Rounding::Down:
+    return FE_DOWNWARD;
+  case Rounding::Up:
+    return FE_UPWARD;
+  default:
+    return FE_TONEAREST;
+  }
+}
+
+/// Sets the host's rounding mode for the lifetime of the object.
+/// Only directed modes change it: the simulator runs with round to nearest.
+class HostRounding {
+public:
+  explicit HostRounding(int mode) : changed(mode != FE_TONEAREST) {
+    if (changed)
+      std::fesetround(mode);
+  }
+  ~HostRounding() {
+    if (changed)
+      std::fesetround(FE_TONEAREST);
+  }
+
+private:
+  bool changed;
+};
+
+float f32(uint64_t bits) { return bitsToFloat(uint32_t(bits)); }
+double f64(uint64_t bits) { return bitsToDouble(bits); }
+
+float flushF32(float value, bool ftz) {
+  if (ftz && std::fpclassify(value) == FP_SUBNORMAL)
+    return std::copysign(0.0f, value);
+  return value;
+}
+
+/// A 16-bit or wider float value as a double (exact).
+double toHost(uint64_t bits, Type type) {
+  return type == Type::F64 ? f64(bits) : toDouble(bits, formatOf(type));
+}
+
+struct Entry {
+  uint32_t pc, reconverge, mask;
+};
+
+struct Frame {
+  const Function *function;
+  size_t registerBase;
+  uint32_t frameBase, localBase;
+  std::vector<Entry> stack;
+  const Instruction *call; // the caller's call, for its results
+  uint32_t callMask;
+};
+
+struct PendingCopy {
+  uint32_t shared;
+  uint8_t bytes;
+  uint8_t data[16];
+  uint32_t group; // ~0u until committed
+};
+
+struct Warp {
+  uint32_t index = 0, alive = 0;
+  enum State { Running, AtBarrier, Done } state = Running;
+  std::vector<uint64_t> registers;
+  std::vector<Frame> frames;
+  std::vector<uint8_t> frameMemory[32], localMemory[32];
+  uint32_t tid[3][32];
+  uint64_t fullWarpInstructions = 0, laneInstructions[32];
+  std::vector<PendingCopy> pending[32];
+  uint32_t groups[32];
+};
+
+/// Per shared byte: who touched it in the current barrier interval, and
+/// whether anything wrote it in the current block.
+struct Shadow {
+  uint32_t interval = 0, writtenInBlock = 0;
+  int16_t writer = -1, reader = -1; // -2: several readers
+};
+
+class Executor {
+public:
+  Executor(const Module &module, const Function &kernel,
+           const LaunchConfig &config, DeviceMemory &memory,
+           KernelStats &stats, Fault &fault)
+      : module(module), kernel(kernel), config(config), memory(memory),
+        stats(stats), fault(fault) {}
+
+  void run();
+
+private:
+  const Module &module;
+  const Function &kernel;
+  const LaunchConfig &config;
+  DeviceMemory &memory;
+  KernelStats &stats;
+  Fault &fault;
+
+  uint32_t ctaid[3] = {0, 0, 0};
+  uint32_t blockThreads = 0;
+  std::vector<uint8_t> shared;
+  std::vector<Shadow> shadow;
+  uint32_t interval = 0, block = 0;
+  std::vector<Warp> warps;
+  size_t pendingCopies = 0; // cp.async copies issued and not yet applied
+  // The warp and frame being executed.
+  Warp *warp = nullptr;
+  Frame *frame = nullptr;
+  uint64_t *regs = nullptr;
+  const Instruction *current = nullptr;
+  DeviceMemory::Range lastRange;
+
+  void runBlock();
+  void runWarp(Warp &w);
+  void finishWarp(Warp &w);
+  bool returnFromCall(Warp &w);
+  void branch(const Instruction &in, uint32_t active, uint32_t taken);
+  void retire(Warp &w, uint32_t lanes, bool exitThreads);
+  void call(Warp &w, const Instruction &in, uint32_t lanes);
+  void executeSimple(const Instruction &in, uint32_t lanes);
+
+  // Faults.
+  void raise(int code, int lane, const char *format, ...)
+      __attribute__((format(printf, 4, 5)));
+  std::string lineText(uint32_t line) const;
+
+  // Operands.
+  uint64_t read(const Operand &operand, int lane) const;
+  void write(const Operand &operand, int lane, uint64_t value) {
+    if (operand.kind == Operand::Reg)
+      regs[size_t(operand.reg) * 32 + lane] = value;
+  }
+  uint64_t special(Special which, int lane) const;
+  uint64_t address(const Operand &operand, int lane) const {
+    uint64_t base =
+        operand.reg == kNoReg ? 0 : regs[size_t(operand.reg) * 32 + lane];
+    return base + operand.imm +
+           (operand.frameRelative ? frame->localBase : 0);
+  }
+
+  // Memory. Each returns false after raising a fault.
+  bool load(Space space, int lane, uint64_t addr, unsigned bytes, void *out);
+  bool store(Space space, int lane, uint64_t addr, unsigned bytes,
+             const void *in);
+  bool checkGlobal(int lane, uint64_t addr, unsigned bytes, bool isWrite);
+  bool sharedAccess(int lane, uint64_t addr, unsigned bytes, bool isWrite);
+  bool frameAccess(std::vector<uint8_t> &memory, uint32_t base, int lane,
+                   uint64_t addr, unsigned bytes, const char *what);
+  void countBankConflicts(const uint64_t *addresses, uint32_t lanes,
+                          unsigned bytes);
+  Space resolve(Space space, uint64_t &addr) const;
+
+  // Instructions with their own rules.
+  void loadStore(const Instruction &in, uint32_t lanes);
+  void ldmatrix(const Instruction &in, uint32_t lanes);
+  void mma(const Instruction &in, uint32_t lanes);
+  void shuffle(const Instruction &in, uint32_t lanes);
+  void cpAsync(const Instruction &in, uint32_t lanes);
+  void cpAsyncCommit(uint32_t lanes);
+  void cpAsyncWait(const Instruction &in, uint32_t lanes);
+  bool applyCopies(Warp &w, int lane, uint32_t keepGroups, bool exiting);
+  void integerOp(const Instruction &in, uint32_t lanes);
+  void floatOp(const Instruction &in, uint32_t lanes);
+  void convert(const Instruction &in, uint32_t lanes);
+  void compare(const Instruction &in, uint32_t lanes);
+  void move(const Instruction &in, uint32_t lanes);
+  bool requireWholeWarp(const Instruction &in, uint32_t lanes,
+                        const char *what);
+};
+
+std::string Executor::lineText(uint32_t line) const {
+  const std::string &source = module.source;
+  size_t start = 0;
+  for (uint32_t i = 1; i < line && start != std::string::npos; ++i) {
+    start = source.find('\n', start);
+    if (start != std::string::npos)
+      ++start;
+  }
+  if (start == std::string::npos)
+    return "";
+  size_t end = source.find('\n', start);
+  std::string text = source.substr(start, end - start);
+  size_t first = text.find_first_not_of(" \t");
+  return first == std::string::npos ? "" : text.substr(first);
+}
+
+void Executor::raise(int code, int lane, const char *format, ...) {
+  if (fault.code)
+    return;
+  char detail[512];
+  va_list arguments;
+  va_start(arguments, format);
+  std::vsnprintf(detail, sizeof(detail), format, arguments);
+  va_end(arguments);
+  char message[1024];
+  uint32_t line = current ? current->line : 0;
+  const char *function = frame ? frame->function->name.c_str() : "";
+  std::string where = frame && frame->function != &kernel
+                          ? std::string(" (in function '") + function + "')"
+                          : std::string();
+  std::snprintf(message, sizeof(message),
+                "gpusim: %s in kernel '%s'%s at PTX line %u (%s), block "
+                "(%u,%u,%u), thread (%u,%u,%u)",
+                detail, kernel.name.c_str(), where.c_str(), line,
+                lineText(line).c_str(), ctaid[0], ctaid[1], ctaid[2],
+                warp ? warp->tid[0][lane & 31] : 0,
+                warp ? warp->tid[1][lane & 31] : 0,
+                warp ? warp->tid[2][lane & 31] : 0);
+  fault.code = code;
+  fault.message = message;
+}
+
+void Executor::run() {
+  blockThreads = config.block[0] * config.block[1] * config.block[2];
+  uint32_t sharedBytes = kernel.sharedBytes + config.dynamicSharedBytes;
+  shared.assign(sharedBytes, 0);
+  shadow.assign(sharedBytes, Shadow());
+  uint32_t warpCount = (blockThreads + 31) / 32;
+  warps.resize(warpCount);
+  stats.launches += 1;
+  stats.threads += uint64_t(blockThreads) * config.grid[0] * config.grid[1] *
+                   config.grid[2];
+  // The host's floating-point environment is the caller's: PTX arithmetic
+  // keeps subnormals and rounds to nearest unless an instruction says.
+  unsigned savedCsr = _mm_getcsr();
+  _mm_setcsr(0x1f80);
+  for (ctaid[2] = 0; ctaid[2] < config.grid[2] && !fault.code; ++ctaid[2])
+    for (ctaid[1] = 0; ctaid[1] < config.grid[1] && !fault.code; ++ctaid[1])
+      for (ctaid[0] = 0; ctaid[0] < config.grid[0] && !fault.code;
+           ++ctaid[0])
+        runBlock();
+  _mm_setcsr(savedCsr);
+}
+
+void Executor::runBlock() {
+  ++block;
+  ++interval;
+  for (uint32_t w = 0; w < warps.size(); ++w) {
+    Warp &state = warps[w];
+    state.index = w;
+    uint32_t lanes = std::min(32u, blockThreads - 32 * w);
+    state.alive = lanes == 32 ? kFullWarp : (1u << lanes) - 1;
+    state.state = Warp::Running;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      uint32_t linear = 32 * w + lane;
+      state.tid[0][lane] = linear % config.block[0];
+      state.tid[1][lane] = linear / config.block[0] % config.block[1];
+      state.tid[2][lane] = linear / (config.block[0] * config.block[1]);
+      state.frameMemory[lane].assign(kernel.frameBytes, 0);
+      state.localMemory[lane].assign(kernel.localBytes, 0);
+      state.laneInstructions[lane] = 0;
+      state.pending[lane].clear();
+      state.groups[lane] = 0;
+    }
+    state.fullWarpInstructions = 0;
+    state.registers.assign(size_t(kernel.numRegs) * 32, 0);
+    state.frames.clear();
+    state.frames.push_back(Frame{&kernel, 0, 0, 0, {}, nullptr, 0});
+    state.frames.back().stack.push_back(
+        Entry{0, uint32_t(kernel.code.size()), state.alive});
+  }
+  while (!fault.code) {
+    for (Warp &w : warps)
+      if (w.state == Warp::Running)
+        runWarp(w);
+    if (fault.code)
+      return;
+    bool waiting = false;
+    for (Warp &w : warps)
+      waiting |= w.state == Warp::AtBarrier;
+    if (!waiting)
+      return;
+    // Every warp that has not exited waits at a barrier: release them.
+    for (Warp &w : warps)
+      if (w.state == Warp::AtBarrier)
+        w.state = Warp::Running;
+    ++interval;
+  }
+}
+
+void Executor::finishWarp(Warp &w) {
+  for (int lane = 0; lane < 32; ++lane) {
+    // Copies nobody waited for complete when the thread exits.
+    if (!w.pending[lane].empty())
+      applyCopies(w, lane, 0, true);
+    uint64_t executed = w.fullWarpInstructions + w.laneInstructions[lane];
+    stats.maxThreadInstructions =
+        std::max(stats.maxThreadInstructions, executed);
+  }
+}
+
+void Executor::runWarp(Warp &w) {
+  warp = &w;
+  while (!fault.code) {
+    frame = &w.frames.back();
+    if (frame->stack.empty()) {
+      if (!returnFromCall(w)) {
+        w.state = Warp::Done;
+        finishWarp(w);
+        return;
+      }
+      continue;
+    }
+    Entry &top = frame->stack.back();
+    if (top.mask == 0 || top.pc == top.reconverge) {
+      frame->stack.pop_back();
+      continue;
+    }
+    const Function &function = *frame->function;
+    if (top.pc >= function.code.size()) {
+      current = nullptr;
+      raise(kIllegalInstruction, __builtin_ctz(top.mask),
+            "execution ran past the end of '%s'", function.name.c_str());
+      return;
+    }
+    const Instruction &in = function.code[top.pc];
+    current = &in;
+    regs = &w.registers[frame->registerBase];
+    uint32_t active = top.mask;
+    uint32_t lanes = active;
+    if (in.guard != kNoReg) {
+      lanes = 0;
+      const uint64_t *guard = &regs[size_t(in.guard) * 32];
+      for (uint32_t m = active; m; m &= m - 1) {
+        int lane = __builtin_ctz(m);
+        if (bool(guard[lane] & 1) != in.guardNegated)
+          lanes |= 1u << lane;
+      }
+    }
+    ++stats.warpInstructions;
+    if (active == kFullWarp)
+      ++w.fullWarpInstructions;
+    else
+      for (uint32_t m = active; m; m &= m - 1)
+        ++w.laneInstructions[__builtin_ctz(m)];
+    switch (in.op) {
+    case Op::Bra:
+      branch(in, active, lanes);
+      continue;
+    case Op::Ret:
+    case Op::Exit:
+      retire(w, lanes, in.op == Op::Exit || w.frames.size() == 1);
+      continue;
+    case Op::Call:
+      call(w, in, lanes);
+      continue;
+    case Op::BarSync:
+      if (!lanes) {
+        ++top.pc;
+        continue;
+      }
+      if (!requireWholeWarp(in, lanes, "bar.sync"))
+        return;
+      if (in.numOperands > 1 &&
+          read(in.operands[1], __builtin_ctz(lanes)) != blockThreads) {
+        raise(kIllegalInstruction, __builtin_ctz(lanes),
+              "bar.sync with a thread count other than the block's is not "
+              "supported");
+        return;
+      }
+      ++top.pc;
+      w.state = Warp::AtBarrier;
+      return;
+    default:
+      if (lanes)
+        executeSimple(in, lanes);
+      // executeSimple never changes the stack.
+      ++frame->stack.back().pc;
+      continue;
+    }
+  }
+}
+
+bool Executor::requireWholeWarp(const Instruction &in, uint32_t lanes,
+                                const char *what) {
+  uint32_t expected =
+      in.op == Op::BarSync ? warp->alive : kFullWarp; // fragments need 32
+  if (lanes == expected && (in.op == Op::BarSync || warp->alive == kFullWarp))
+    return true;
+  uint32_t missing = expected & ~lanes;
+  raise(kLaunchFailed, __builtin_ctz(lanes),
+        "%s is .aligned but was reached by only part of warp %u (lanes "
+        "0x%08x of 0x%08x; lane %d did not arrive): divergent collective",
+        what, warp->index, lanes, expected,
+        missing ? __builtin_ctz(missing) : -1);
+  return false;
+}
+
+void Executor::branch(const Instruction &in, uint32_t active,
+                      uint32_t taken) {
+  Entry &top = frame->stack.back();
+  uint32_t target = uint32_t(in.operands[0].imm);
+  if (taken == active) {
+    top.pc = target;
+    return;
+  }
+  if (taken == 0) {
+    ++top.pc;
+    return;
+  }
+  uint32_t meet = in.reconverge, fallThrough = top.pc + 1;
+  top.pc = meet;
+  uint32_t notTaken = active & ~taken;
+  if (fallThrough != meet)
+    frame->stack.push_back(Entry{fallThrough, meet, notTaken});
+  if (target != meet)
+    frame->stack.push_back(Entry{target, meet, taken});
+}
+
+void Executor::retire(Warp &w, uint32_t lanes, bool exitThreads) {
+  uint32_t active = frame->stack.back().mask;
+  if (exitThreads) {
+    w.alive &= ~lanes;
+    for (Frame &each : w.frames)
+      for (Entry &entry : each.stack)
+        entry.mask &= ~lanes;
+  } else {
+    for (Entry &entry : frame->stack)
+      entry.mask &= ~lanes;
+  }
+  if (lanes != active)
+    ++frame->stack.back().pc;
+}
+
+void Executor::call(Warp &w, const Instruction &in, uint32_t lanes) {
+  ++frame->stack.back().pc;
+  if (!lanes)
+    return;
+  const Function &callee = *module.functions[in.callee];
+  const Operand &arguments = in.operands[1];
+  if (arguments.count != callee.params.size() ||
+      in.operands[0].count != callee.returns.size()) {
+    raise(kIllegalInstruction, __builtin_ctz(lanes),
+          "call to '%s' with %u arguments and %u results; it takes %zu and "
+          "returns %zu",
+          callee.name.c_str(), arguments.count, in.operands[0].count,
+          callee.params.size(), callee.returns.size());
+    return;
+  }
+  if (w.frames.size() >= 64) {
+    raise(kHardwareStackError, __builtin_ctz(lanes),
+          "call stack deeper than 64 frames");
+    return;
+  }
+  const Function &caller = *frame->function;
+  uint32_t callerFrame = frame->frameBase;
+  uint32_t frameBase = uint32_t(w.frameMemory[0].size());
+  uint32_t localBase = uint32_t(w.localMemory[0].size());
+  for (int lane = 0; lane < 32; ++lane) {
+    std::vector<uint8_t> &memory = w.frameMemory[lane];
+    memory.resize(frameBase + callee.frameBytes);
+    w.localMemory[lane].resize(localBase + callee.localBytes);
+    if (!(lanes >> lane & 1))
+      continue;
+    for (uint32_t i = 0; i < arguments.count; ++i) {
+      uint32_t from = callerFrame + caller.vectorRegs[arguments.first + i];
+      const Function::Param &param = callee.params[i];
+      std::memcpy(&memory[frameBase + param.offset], &memory[from],
+                  param.bytes);
+    }
+  }
+  size_t registerBase = w.registers.size();
+  w.registers.resize(registerBase + size_t(callee.numRegs) * 32);
+  w.frames.push_back(
+      Frame{&callee, registerBase, frameBase, localBase, {}, &in, lanes});
+  w.frames.back().stack.push_back(
+      Entry{0, uint32_t(callee.code.size()), lanes});
+}
+
+bool Executor::returnFromCall(Warp &w) {
+  if (w.frames.size() == 1)
+    return false;
+  Frame done = std::move(w.frames.back());
+  w.frames.pop_back();
+  Frame &caller = w.frames.back();
+  const Function &callee = *done.function;
+  const Operand &results = done.call->operands[0];
+  uint32_t lanes = done.callMask & w.alive;
+  for (int lane = 0; lane < 32; ++lane) {
+    std::vector<uint8_t> &memory = w.frameMemory[lane];
+    if (lanes >> lane & 1)
+      for (uint32_t i = 0; i < results.count; ++i) {
+        uint32_t to = caller.frameBase +
+                      caller.function->vectorRegs[results.first + i];
+        const Function::Param &result = callee.returns[i];
+        std::memcpy(&memory[to], &memory[done.frameBase + result.offset],
+                    result.bytes);
+      }
+    memory.resize(done.frameBase);
+    w.localMemory[lane].resize(done.localBase);
+  }
+  w.registers.resize(done.registerBase);
+  return true;
+}
+
+uint64_t Executor::special(Special which, int lane) const {
+  switch (which) {
+  case Special::TidX:
+    return warp->tid[0][lane];
+  case Special::TidY:
+    return warp->tid[1][lane];
+  case Special::TidZ:
+    return warp->tid[2][lane];
+  case Special::NtidX:
+    return config.block[0];
+  case Special::NtidY:
+    return config.block[1];
+  case Special::NtidZ:
+    return config.block[2];
+  case Special::CtaidX:
+    return ctaid[0];
+  case Special::CtaidY:
+    return ctaid[1];
+  case Special::CtaidZ:
+    return ctaid[2];
+  case Special::NctaidX:
+    return config.grid[0];
+  case Special::NctaidY:
+    return config.grid[1];
+  case Special::NctaidZ:
+    return config.grid[2];
+  case Special::LaneId:
+    return uint64_t(lane);
+  case Special::WarpId:
+    return warp->index;
+  case Special::NwarpId:
+    return warps.size();
+  case Special::Clock:
+    return stats.warpInstructions & 0xffffffffu;
+  case Special::Clock64:
+    return stats.warpInstructions;
+  }
+  return 0;
+}
+
+uint64_t Executor::read(const Operand &operand, int lane) const {
+  switch (operand.kind) {
+  case Operand::Reg:
+    return regs[size_t(operand.reg) * 32 + lane];
+  case Operand::Imm:
+    return operand.imm + (operand.frameRelative ? frame->localBase : 0);
+  case Operand::Special:
+    return special(operand.special, lane);
+  default:
+    return 0;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+Space Executor::resolve(Space space, uint64_t &addr) const {
+  if (space != Space::Generic)
+    return space;
+  if (addr - kSharedWindow < kWindowSize) {
+    addr -= kSharedWindow;
+    return Space::Shared;
+  }
+  if (addr - kLocalWindow < kWindowSize) {
+    addr -= kLocalWindow;
+    return Space::Local;
+  }
+  return Space::Global;
+}
+
+bool Executor::checkGlobal(int lane, uint64_t addr, unsigned bytes,
+                           bool isWrite) {
+  if (addr % bytes) {
+    raise(kMisalignedAddress, lane,
+          "misaligned %u-byte global %s at address 0x%llx", bytes,
+          isWrite ? "write" : "read", (unsigned long long)addr);
+    return false;
+  }
+  if (addr >= lastRange.begin && addr + bytes <= lastRange.end &&
+      lastRange.begin)
+    return true;
+  DeviceMemory::Range range = memory.find(addr);
+  if (range.begin && addr + bytes <= range.end) {
+    lastRange = range;
+    return true;
+  }
+  const char *why;
+  if (range.begin)
+    why = "past the end of an allocation";
+  else if (memory.isDeviceAddress(addr))
+    why = "outside every live allocation (freed, or never allocated)";
+  else
+    why = "not a device address (a host pointer?)";
+  raise(kIllegalAddress, lane,
+        "out-of-bounds %u-byte global %s at address 0x%llx, %s%s", bytes,
+        isWrite ? "write" : "read", (unsigned long long)addr, why,
+        range.begin ? "" : "");
+  if (range.begin) {
+    char extra[128];
+    std::snprintf(extra, sizeof(extra), " [0x%llx, 0x%llx)",
+                  (unsigned long long)range.begin,
+                  (unsigned long long)range.end);
+    fault.message += extra;
+  }
+  return false;
+}
+
+bool Executor::sharedAccess(int lane, uint64_t addr, unsigned bytes,
+                            bool isWrite) {
+  if (addr % bytes) {
+    raise(kMisalignedAddress, lane,
+          "misaligned %u-byte shared %s at shared address 0x%llx", bytes,
+          isWrite ? "write" : "read", (unsigned long long)addr);
+    return false;
+  }
+  if (addr + bytes > shared.size()) {
+    raise(kIllegalAddress, lane,
+          "out-of-bounds %u-byte shared %s at shared address 0x%llx (the "
+          "block has %zu bytes of shared memory)",
+          bytes, isWrite ? "write" : "read", (unsigned long long)addr,
+          shared.size());
+    return false;
+  }
+  auto thread = int16_t(warp->index * 32 + lane);
+  for (unsigned i = 0; i < bytes; ++i) {
+    Shadow &byte = shadow[addr + i];
+    if (byte.interval != interval) {
+      byte.interval = interval;
+      byte.writer = byte.reader = -1;
+    }
+    if (isWrite) {
+      int16_t other = byte.writer >= 0 && byte.writer != thread ? byte.writer
+                      : byte.reader == -2 ? int16_t(-2)
+                      : byte.reader >= 0 && byte.reader != thread
+                          ? byte.reader
+                          : int16_t(-1);
+      if (other != -1) {
+        raise(kLaunchFailed, lane,
+              "shared-memory race: write of shared address 0x%llx after a "
+              "%s by %s%d with no barrier between",
+              (unsigned long long)(addr + i),
+              byte.writer >= 0 && byte.writer != thread ? "write" : "read",
+              other == -2 ? "several threads, e.g. thread " : "thread ",
+              other == -2 ? byte.writer : other);
+        return false;
+      }
+      byte.writer = thread;
+      byte.writtenInBlock = block;
+    } else {
+      if (byte.writtenInBlock != block) {
+        raise(kLaunchFailed, lane,
+              "read of uninitialized shared memory at shared address 0x%llx "
+              "(nothing in this block wrote it)",
+              (unsigned long long)(addr + i));
+        return false;
+      }
+      if (byte.writer >= 0 && byte.writer != thread) {
+        raise(kLaunchFailed, lane,
+              "shared-memory race: read of shared address 0x%llx written by "
+              "thread %d with no barrier between",
+              (unsigned long long)(addr + i), byte.writer);
+        return false;
+      }
+      if (byte.reader == -1)
+        byte.reader = thread;
+      else if (byte.reader != thread)
+        byte.reader = -2;
+    }
+  }
+  // A cp.async whose wait has not come yet still owns its bytes.
+  if (pendingCopies)
+    for (const Warp &other : warps)
+      for (int owner = 0; owner < 32; ++owner)
+        for (const PendingCopy &copy : other.pending[owner])
+          if (addr < copy.shared + copy.bytes && copy.shared < addr + bytes) {
+            raise(kLaunchFailed, lane,
+                  "shared %s of address 0x%llx while thread %u's cp.async "
+                  "to it is still in flight (no cp.async.wait_group before "
+                  "it)",
+                  isWrite ? "write" : "read", (unsigned long long)addr,
+                  other.index * 32 + owner);
+            return false;
+          }
+  return true;
+}
+
+bool Executor::frameAccess(std::vector<uint8_t> &memory, uint32_t base,
+                           int lane, uint64_t addr, unsigned bytes,
+                           const char *what) {
+  if (addr % bytes || base + addr + bytes > memory.size() ||
+      addr > memory.size()) {
+    raise(kIllegalAddress, lane, "%s access of %u bytes at offset 0x%llx "
+          "outside the thread's %zu bytes",
+          what, bytes, (unsigned long long)addr, memory.size() - base);
+    return false;
+  }
+  return true;
+}
+
+bool Executor::load(Space space, int lane, uint64_t addr, unsigned bytes,
+                    void *out) {
+  space = resolve(space, addr);
+  switch (space) {
+  case Space::Global:
+  case Space::Const:
+    if (!checkGlobal(lane, addr, bytes, false))
+      return false;
+    std::memcpy(out, reinterpret_cast<const void *>(addr), bytes);
+    stats.globalLoadBytes += bytes;
+    return true;
+  case Space::Shared:
+    if (!sharedAccess(lane, addr, bytes, false))
+      return false;
+    std::memcpy(out, &shared[addr], bytes);
+    stats.sharedLoadBytes += bytes;
+    return true;
+  case Space::Param:
+    if (addr + bytes > config.parameters.size() || addr % bytes) {
+      raise(kIllegalAddress, lane,
+            "parameter read of %u bytes at offset %llu outside the kernel's "
+            "%zu bytes of parameters",
+            bytes, (unsigned long long)addr, config.parameters.size());
+      return false;
+    }
+    std::memcpy(out, &config.parameters[addr], bytes);
+    return true;
+  case Space::Frame: {
+    std::vector<uint8_t> &memory = warp->frameMemory[lane];
+    if (!frameAccess(memory, frame->frameBase, lane, addr, bytes, ".param"))
+      return false;
+    std::memcpy(out, &memory[frame->frameBase + addr], bytes);
+    return true;
+  }
+  case Space::Local: {
+    std::vector<uint8_t> &memory = warp->localMemory[lane];
+    if (!frameAccess(memory, 0, lane, addr, bytes, ".local"))
+      return false;
+    std::memcpy(out, &memory[addr], bytes);
+    return true;
+  }
+  case Space::Generic:
+    break;
+  }
+  return false;
+}
+
+bool Executor::store(Space space, int lane, uint64_t addr, unsigned bytes,
+                     const void *in) {
+  space = resolve(space, addr);
+  switch (space) {
+  case Space::Global:
+    if (!checkGlobal(lane, addr, bytes, true))
+      return false;
+    std::memcpy(reinterpret_cast<void *>(addr), in, bytes);
+    stats.globalStoreBytes += bytes;
+    return true;
+  case Space::Shared:
+    if (!sharedAccess(lane, addr, bytes, true))
+      return false;
+    std::memcpy(&shared[addr], in, bytes);
+    stats.sharedStoreBytes += bytes;
+    return true;
+  case Space::Frame: {
+    std::vector<uint8_t> &memory = warp->frameMemory[lane];
+    if (!frameAccess(memory, frame->frameBase, lane, addr, bytes, ".param"))
+      return false;
+    std::memcpy(&memory[frame->frameBase + addr], in, bytes);
+    return true;
+  }
+  case Space::Local: {
+    std::vector<uint8_t> &memory = warp->localMemory[lane];
+    if (!frameAccess(memory, 0, lane, addr, bytes, ".local"))
+      return false;
+    std::memcpy(&memory[addr], in, bytes);
+    return true;
+  }
+  default:
+    raise(kIllegalAddress, lane, "store to read-only %s memory",
+          space == Space::Param ? "kernel parameter" : "constant");
+    return false;
+  }
+}
+
+/// Bank conflicts of one shared-memory warp access: lanes are served in
+/// phases (all 32 for accesses of up to 4 bytes, 16 for 8 bytes, 8 for 16
+/// bytes); a phase takes as many wavefronts as the most distinct 4-byte
+/// words any of the 32 banks holds, and each wavefront past the first is a
+/// conflict.
+void Executor::countBankConflicts(const uint64_t *addresses, uint32_t lanes,
+                                  unsigned bytes) {
+  unsigned perPhase = bytes <= 4 ? 32 : bytes == 8 ? 16 : 8;
+  for (unsigned phase = 0; phase < 32; phase += perPhase) {
+    uint64_t words[128];
+    unsigned count = 0;
+    for (unsigned lane = phase; lane < phase + perPhase; ++lane) {
+      if (!(lanes >> lane & 1))
+        continue;
+      for (uint64_t word = addresses[lane] / 4;
+           word <= (addresses[lane] + bytes - 1) / 4; ++word)
+        words[count++] = word;
+    }
+    if (!count)
+      continue;
+    std::sort(words, words + count);
+    count = unsigned(std::unique(words, words + count) - words);
+    unsigned perBank[32] = {};
+    unsigned wavefronts = 0;
+    for (unsigned i = 0; i < count; ++i)
+      wavefronts = std::max(wavefronts, ++perBank[words[i] % 32]);
+    stats.sharedBankConflicts += wavefronts - 1;
+  }
+}
+
+void Executor::loadStore(const Instruction &in, uint32_t lanes) {
+  bool isLoad = in.op == Op::Ld;
+  const Operand &data = in.operands[isLoad ? 0 : 1];
+  const Operand &where = in.operands[isLoad ? 1 : 0];
+  unsigned elementBytes = typeBytes(in.type);
+  unsigned vector = in.vectorWidth;
+  unsigned bytes = elementBytes * vector;
+  uint64_t addresses[32];
+  bool sharedAccessSeen = false;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    uint64_t addr = address(where, lane);
+    addresses[lane] = addr;
+    uint64_t resolved = addr;
+    sharedAccessSeen |= resolve(in.space, resolved) == Space::Shared;
+    uint8_t buffer[32] = {};
+    if (isLoad) {
+      if (!load(in.space, lane, addr, bytes, buffer))
+        return;
+      for (unsigned e = 0; e < vector; ++e) {
+        uint64_t value = 0;
+        std::memcpy(&value, buffer + e * elementBytes, elementBytes);
+        if (isSigned(in.type))
+          value = uint64_t(signExtend(value, elementBytes));
+        if (data.kind != Operand::Vector) {
+          write(data, lane, value);
+          continue;
+        }
+        uint32_t reg = frame->function->vectorRegs[data.first + e];
+        if (reg != kNoReg)
+          regs[size_t(reg) * 32 + lane] = value;
+      }
+    } else {
+      for (unsigned e = 0; e < vector; ++e) {
+        uint64_t value;
+        if (data.kind == Operand::Vector) {
+          uint32_t reg = frame->function->vectorRegs[data.first + e];
+          value = reg == kNoReg ? 0 : regs[size_t(reg) * 32 + lane];
+        } else {
+          value = read(data, lane);
+        }
+        std::memcpy(buffer + e * elementBytes, &value, elementBytes);
+      }
+      if (!store(in.space, lane, addr, bytes, buffer))
+        return;
+    }
+  }
+  if (sharedAccessSeen) {
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      int lane = __builtin_ctz(m);
+      resolve(in.space, addresses[lane]);
+    }
+    countBankConflicts(addresses, lanes, bytes);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Warp collectives
+//===----------------------------------------------------------------------===//
+
+void Executor::ldmatrix(const Instruction &in, uint32_t lanes) {
+  if (!requireWholeWarp(in, lanes, "ldmatrix"))
+    return;
+  const Operand &out = in.operands[0];
+  unsigned matrices = in.vectorWidth;
+  if (out.kind != Operand::Vector || out.count != matrices) {
+    raise(kIllegalInstruction, 0, "ldmatrix .x%u needs %u registers",
+          matrices, matrices);
+    return;
+  }
+  // Thread 8*i + r gives the address of row r of matrix i.
+  uint16_t rows[4][8][8];
+  for (unsigned matrix = 0; matrix < matrices; ++matrix) {
+    uint64_t addresses[32];
+    for (unsigned row = 0; row < 8; ++row) {
+      int lane = int(8 * matrix + row);
+      uint64_t addr = address(in.operands[1], lane);
+      if (addr % 16) {
+        raise(kMisalignedAddress, lane,
+              "ldmatrix row address 0x%llx is not 16-byte aligned",
+              (unsigned long long)addr);
+        return;
+      }
+      if (!load(Space::Shared, lane, addr, 16, rows[matrix][row]))
+        return;
+      addresses[row] = addr;
+    }
+    countBankConflicts(addresses, 0xffu, 16);
+  }
+  // Thread t holds row t/4, columns 2(t%4) and 2(t%4)+1 of each matrix
+  // (of its transpose with .trans).
+  for (unsigned matrix = 0; matrix < matrices; ++matrix) {
+    uint32_t reg = frame->function->vectorRegs[out.first + matrix];
+    for (int lane = 0; lane < 32; ++lane) {
+      unsigned row = lane / 4, column = 2 * (lane % 4);
+      uint16_t low, high;
+      if (in.trans) {
+        low = rows[matrix][column][row];
+        high = rows[matrix][column + 1][row];
+      } else {
+        low = rows[matrix][row][column];
+        high = rows[matrix][row][column + 1];
+      }
+      if (reg != kNoReg)
+        regs[size_t(reg) * 32 + lane] = uint32_t(low) | uint32_t(high) << 16;
+    }
+  }
+}
+
+/// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32: the
+/// fragments of PTX ISA 9.7.14.5.8. Each product is exact and the sum runs
+/// in k order, each step rounded to f32 (D = fma(A[m][k], B[k][n], D)).
+void Executor::mma(const Instruction &in, uint32_t lanes) {
+  if (!requireWholeWarp(in, lanes, "mma.sync"))
+    return;
+  const Operand &d = in.operands[0], &a = in.operands[1], &b = in.operands[2],
+                &c = in.operands[3];
+  if (d.kind != Operand::Vector || d.count != 4 || a.count != 4 ||
+      b.count != 2 || c.count != 4 || a.kind != Operand::Vector ||
+      b.kind != Operand::Vector || c.kind != Operand::Vector) {
+    raise(kIllegalInstruction, 0,
+          "mma.m16n8k16 takes 4 D, 4 A, 2 B and 4 C registers");
+    return;
+  }
+  const std::vector<uint32_t> &vector = frame->function->vectorRegs;
+  Format format = in.type2 == Type::F16 ? kHalf : kBFloat;
+  auto reg = [&](const Operand &operand, unsigned i, int lane) -> uint64_t {
+    uint32_t r = vector[operand.first + i];
+    return r == kNoReg ? 0 : regs[size_t(r) * 32 + lane];
+  };
+  float A[16][16], B[16][8], C[16][8];
+  for (int lane = 0; lane < 32; ++lane) {
+    int group = lane >> 2, inGroup = lane % 4;
+    for (unsigned i = 0; i < 8; ++i) {
+      uint64_t word = reg(a, i / 2, lane);
+      uint64_t half = (i & 1) ? word >> 16 & 0xffff : word & 0xffff;
+      int row = group + ((i / 2) % 2 ? 8 : 0);
+      int column = inGroup * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+      A[row][column] = float(toDouble(half, format));
+    }
+    for (unsigned i = 0; i < 4; ++i) {
+      uint64_t word = reg(b, i / 2, lane);
+      uint64_t half = (i & 1) ? word >> 16 & 0xffff : word & 0xffff;
+      int row = inGroup * 2 + (i & 1) + (i >= 2 ? 8 : 0);
+      B[row][group] = float(toDouble(half, format));
+    }
+    for (unsigned i = 0; i < 4; ++i) {
+      int row = group + (i >= 2 ? 8 : 0), column = inGroup * 2 + (i & 1);
+      C[row][column] = f32(reg(c, i, lane));
+    }
+  }
+  float D[16][8];
+  for (int m = 0; m < 16; ++m)
+    for (int n = 0; n < 8; ++n) {
+      float sum = C[m][n];
+      for (int k = 0; k < 16; ++k)
+        sum = std::fma(A[m][k], B[k][n], sum);
+      D[m][n] = sum;
+    }
+  for (int lane = 0; lane < 32; ++lane) {
+    int group = lane >> 2, inGroup = lane % 4;
+    for (unsigned i = 0; i < 4; ++i) {
+      int row = group + (i >= 2 ? 8 : 0), column = inGroup * 2 + (i & 1);
+      uint32_t r = vector[d.first + i];
+      if (r != kNoReg)
+        regs[size_t(r) * 32 + lane] = floatToBits(D[row][column]);
+    }
+  }
+  ++stats.mmaInstructions;
+}
+
+void Executor::shuffle(const Instruction &in, uint32_t lanes) {
+  // shfl.sync.mode.b32 d[|p], a, b, c, membermask
+  unsigned base = in.pairedDestination ? 2 : 1;
+  if (in.numOperands != base + 4) {
+    raise(kIllegalInstruction, 0, "shfl.sync takes d[|p], a, b, c, mask");
+    return;
+  }
+  int first = __builtin_ctz(lanes);
+  auto members = uint32_t(read(in.operands[base + 3], first));
+  if (members != lanes) {
+    raise(kLaunchFailed, first,
+          "shfl.sync membermask 0x%08x but lanes 0x%08x executed it: "
+          "divergent collective",
+          members, lanes);
+    return;
+  }
+  uint64_t source[32], results[32];
+  bool valid[32];
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    source[lane] = read(in.operands[base], lane) & 0xffffffffu;
+  }
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    int offset = int(read(in.operands[base + 1], lane) & 31);
+    auto c = uint32_t(read(in.operands[base + 2], lane));
+    int clamp = int(c & 31), segment = int(c >> 8 & 31);
+    int maxLane = (lane & segment) | (clamp & ~segment);
+    int minLane = lane & segment;
+    int j = lane;
+    bool inRange = false;
+    switch (in.shflMode) {
+    case ShflMode::Up:
+      j = lane - offset;
+      inRange = j >= maxLane;
+      break;
+    case ShflMode::Down:
+      j = lane + offset;
+      inRange = j <= maxLane;
+      break;
+    case ShflMode::Bfly:
+      j = lane ^ offset;
+      inRange = j <= maxLane;
+      break;
+    case ShflMode::Idx:
+      j = minLane | (offset & ~segment);
+      inRange = j <= maxLane;
+      break;
+    }
+    if (!inRange)
+      j = lane;
+    if (!(lanes >> j & 1)) {
+      raise(kLaunchFailed, lane,
+            "shfl.sync reads lane %d, which did not execute it", j);
+      return;
+    }
+    results[lane] = source[j];
+    valid[lane] = inRange;
+  }
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    write(in.operands[0], lane, results[lane]);
+    if (in.pairedDestination)
+      write(in.operands[1], lane, valid[lane]);
+  }
+}
+
+void Executor::cpAsync(const Instruction &in, uint32_t lanes) {
+  // cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size}
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    auto bytes = unsigned(read(in.operands[2], lane));
+    if ((bytes != 4 && bytes != 8 && bytes != 16) || (in.trans && bytes != 16)) {
+      raise(kIllegalInstruction, lane, "cp.async of %u bytes", bytes);
+      return;
+    }
+    unsigned sourceBytes =
+        in.numOperands > 3 ? unsigned(read(in.operands[3], lane)) : bytes;
+    if (sourceBytes > bytes) {
+      raise(kIllegalInstruction, lane,
+            "cp.async source size %u exceeds the copy size %u", sourceBytes,
+            bytes);
+      return;
+    }
+    uint64_t destination = address(in.operands[0], lane);
+    uint64_t source = address(in.operands[1], lane);
+    PendingCopy copy{};
+    copy.bytes = uint8_t(bytes);
+    copy.group = ~0u;
+    if (destination % bytes || destination + bytes > shared.size()) {
+      raise(destination % bytes ? kMisalignedAddress : kIllegalAddress, lane,
+            "cp.async destination 0x%llx: %s", (unsigned long long)destination,
+            destination % bytes ? "misaligned" : "outside shared memory");
+      return;
+    }
+    copy.shared = uint32_t(destination);
+    if (sourceBytes) {
+      if (!checkGlobal(lane, source, bytes, false))
+        return;
+      std::memcpy(copy.data, reinterpret_cast<const void *>(source),
+                  sourceBytes);
+      stats.globalLoadBytes += sourceBytes;
+    }
+    warp->pending[lane].push_back(copy);
+    ++pendingCopies;
+  }
+}
+
+void Executor::cpAsyncCommit(uint32_t lanes) {
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    for (PendingCopy &copy : warp->pending[lane])
+      if (copy.group == ~0u)
+        copy.group = warp->groups[lane];
+    ++warp->groups[lane];
+  }
+}
+
+/// Writes the copies of lane's committed groups older than its newest
+/// `keepGroups` into shared memory (all of them when the thread exits).
+bool Executor::applyCopies(Warp &w, int lane, uint32_t keepGroups,
+                           bool exiting) {
+  std::vector<PendingCopy> &pending = w.pending[lane];
+  std::vector<PendingCopy> kept;
+  uint32_t newestDone = w.groups[lane] > keepGroups
+                            ? w.groups[lane] - keepGroups
+                            : 0; // groups below this index complete
+  std::vector<PendingCopy> done;
+  for (const PendingCopy &copy : pending) {
+    bool complete = exiting || (copy.group != ~0u && copy.group < newestDone);
+    (complete ? done : kept).push_back(copy);
+  }
+  pending.swap(kept);
+  pendingCopies -= done.size();
+  for (const PendingCopy &copy : done) {
+    if (!sharedAccess(lane, copy.shared, copy.bytes, true))
+      return false;
+    std::memcpy(&shared[copy.shared], copy.data, copy.bytes);
+    stats.sharedStoreBytes += copy.bytes;
+  }
+  return true;
+}
+
+void Executor::cpAsyncWait(const Instruction &in, uint32_t lanes) {
+  uint32_t keep = 0;
+  if (in.uni) // wait_all: commit, then wait for everything
+    cpAsyncCommit(lanes);
+  else
+    keep = uint32_t(read(in.operands[0], __builtin_ctz(lanes)));
+  for (uint32_t m = lanes; m; m &= m - 1)
+    if (!applyCopies(*warp, __builtin_ctz(m), keep, false))
+      return;
+}
+
+//===----------------------------------------------------------------------===//
+// Arithmetic
+//===----------------------------------------------------------------------===//
+
+void Executor::move(const Instruction &in, uint32_t lanes) {
+  const Operand &d = in.operands[0], &a = in.operands[1];
+  const std::vector<uint32_t> &vector = frame->function->vectorRegs;
+  unsigned bytes = typeBytes(in.type);
+  if (a.kind == Operand::Vector) { // pack: the first register is lowest
+    unsigned piece = bytes / a.count;
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      int lane = __builtin_ctz(m);
+      uint64_t value = 0;
+      for (uint32_t i = 0; i < a.count; ++i) {
+        uint32_t r = vector[a.first + i];
+        uint64_t part = r == kNoReg ? 0 : regs[size_t(r) * 32 + lane];
+        value |= (part & widthMask(piece)) << (8 * piece * i);
+      }
+      write(d, lane, value);
+    }
+    return;
+  }
+  if (d.kind == Operand::Vector) { // unpack
+    unsigned piece = bytes / d.count;
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      int lane = __builtin_ctz(m);
+      uint64_t value = read(a, lane);
+      for (uint32_t i = 0; i < d.count; ++i) {
+        uint32_t r = vector[d.first + i];
+        if (r != kNoReg)
+          regs[size_t(r) * 32 + lane] =
+              value >> (8 * piece * i) & widthMask(piece);
+      }
+    }
+    return;
+  }
+  uint64_t mask = in.type == Type::Pred ? 1 : widthMask(bytes);
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    write(d, lane, read(a, lane) & mask);
+  }
+}
+
+void Executor::integerOp(const Instruction &in, uint32_t lanes) {
+  unsigned bytes = typeBytes(in.type);
+  bool sign = isSigned(in.type);
+  uint64_t mask = widthMask(bytes);
+  unsigned bits = 8 * bytes;
+  const Operand *o = in.operands;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    uint64_t a = read(o[1], lane) & mask;
+    uint64_t b = in.numOperands > 2 ? read(o[2], lane) & mask : 0;
+    int64_t sa = signExtend(a, bytes), sb = signExtend(b, bytes);
+    uint64_t r = 0;
+    unsigned resultBytes = bytes;
+    switch (in.op) {
+    case Op::Add:
+      if (in.sat) {
+        int64_t sum = sa + sb;
+        int64_t high = int64_t(mask >> 1), low = -high - 1;
+        r = uint64_t(std::min(std::max(sum, low), high));
+      } else {
+        r = a + b;
+      }
+      break;
+    case Op::Sub:
+      r = a - b;
+      break;
+    case Op::Mul:
+    case Op::Mad: {
+      unsigned __int128 product =
+          sign ? (unsigned __int128)((__int128)sa * sb)
+               : (unsigned __int128)a * b;
+      if (in.mulMode == MulMode::Hi)
+        r = uint64_t(product >> bits);
+      else if (in.mulMode == MulMode::Wide) {
+        r = uint64_t(product);
+        resultBytes = 2 * bytes;
+      } else
+        r = uint64_t(product);
+      if (in.op == Op::Mad) {
+        uint64_t c = read(o[3], lane);
+        r += c;
+      }
+      break;
+    }
+    case Op::Div:
+      if (b == 0)
+        r = ~0ull;
+      else if (sign)
+        r = (sa == int64_t(~(mask >> 1)) && sb == -1) ? a : uint64_t(sa / sb);
+      else
+        r = a / b;
+      break;
+    case Op::Rem:
+      if (b == 0)
+        r = a;
+      else if (sign)
+        r = sb == -1 ? 0 : uint64_t(sa % sb);
+      else
+        r = a % b;
+      break;
+    case Op::Min:
+      r = sign ? uint64_t(std::min(sa, sb)) : std::min(a, b);
+      break;
+    case Op::Max:
+      r = sign ? uint64_t(std::max(sa, sb)) : std::max(a, b);
+      break;
+    case Op::Neg:
+      r = 0 - a;
+      break;
+    case Op::Abs:
+      r = sa < 0 ? 0 - a : a;
+      break;
+    case Op::And:
+      r = a & b;
+      break;
+    case Op::Or:
+      r = a | b;
+      break;
+    case Op::Xor:
+      r = a ^ b;
+      break;
+    case Op::Not:
+      r = ~a;
+      break;
+    case Op::Shl: {
+      uint64_t amount = read(o[2], lane) & 0xffffffffu;
+      r = amount >= bits ? 0 : a << amount;
+      break;
+    }
+    case Op::Shr: {
+      uint64_t amount = read(o[2], lane) & 0xffffffffu;
+      if (sign)
+        r = uint64_t(sa >> std::min<uint64_t>(amount, bits - 1));
+      else
+        r = amount >= bits ? 0 : a >> amount;
+      break;
+    }
+    case Op::Popc:
+      r = uint64_t(__builtin_popcountll(a));
+      resultBytes = 4;
+      break;
+    case Op::Clz:
+      r = a == 0 ? bits : uint64_t(__builtin_clzll(a) - (64 - bits));
+      resultBytes = 4;
+      break;
+    case Op::Brev: {
+      uint64_t reversed = 0;
+      for (unsigned i = 0; i < bits; ++i)
+        reversed |= (a >> i & 1) << (bits - 1 - i);
+      r = reversed;
+      break;
+    }
+    case Op::Bfe: {
+      unsigned position = unsigned(read(o[2], lane) & 0xff);
+      unsigned length = unsigned(read(o[3], lane) & 0xff);
+      uint64_t signBit = 0;
+      if (sign && length) {
+        unsigned top = std::min(position + length - 1, bits - 1);
+        signBit = a >> top & 1;
+      }
+      r = 0;
+      for (unsigned i = 0; i < bits; ++i) {
+        uint64_t bit = (i < length && position + i < bits)
+                           ? a >> (position + i) & 1
+                           : signBit;
+        r |= bit << i;
+      }
+      if (!length)
+        r = 0;
+      break;
+    }
+    default:
+      break;
+    }
+    write(o[0], lane, r & widthMask(resultBytes));
+  }
+}
+
+/// PTX min/max: a NaN input yields the other input (both NaN: the canonical
+/// NaN), -0 orders below +0; with .NaN any NaN input yields the canonical
+/// NaN.
+double minMax(double a, double b, bool isMax, bool nanMode, bool &isNaN) {
+  isNaN = false;
+  bool aNaN = std::isnan(a), bNaN = std::isnan(b);
+  if ((aNaN && bNaN) || (nanMode && (aNaN || bNaN))) {
+    isNaN = true;
+    return 0;
+  }
+  if (aNaN)
+    return b;
+  if (bNaN)
+    return a;
+  if (a == b) { // -0 and +0
+    bool aNegative = std::signbit(a);
+    return isMax ? (aNegative ? b : a) : (aNegative ? a : b);
+  }
+  return isMax ? std::max(a, b) : std::min(a, b);
+}
+
+void Executor::floatOp(const Instruction &in, uint32_t lanes) {
+  const Operand *o = in.operands;
+  Type type = in.type;
+  Format format = formatOf(type);
+  bool ftz = in.ftz && type == Type::F32;
+  HostRounding rounding(hostMode(in.round));
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    uint64_t aBits = read(o[1], lane), bBits = 0, cBits = 0;
+    if (in.numOperands > 2)
+      bBits = read(o[2], lane);
+    if (in.numOperands > 3)
+      cBits = read(o[3], lane);
+    uint64_t result = 0;
+    // Sign operations work on the bits.
+    uint64_t signBit = 1ull << (format.exponentBits + format.mantissaBits);
+    uint64_t valueMask = (signBit << 1) - 1;
+    if (in.op == Op::Neg || in.op == Op::Abs || in.op == Op::Copysign) {
+      aBits &= valueMask;
+      if (ftz)
+        aBits = flushSubnormal(aBits, format);
+      if (in.op == Op::Neg)
+        result = isNaN(aBits, format) ? aBits : aBits ^ signBit;
+      else if (in.op == Op::Abs)
+        result = aBits & ~signBit;
+      else // copysign d, a, b: b's magnitude with a's sign
+        result = ((bBits & valueMask) & ~signBit) | (aBits & signBit);
+      write(o[0], lane, result);
+      continue;
+    }
+    if (in.op == Op::Min || in.op == Op::Max) {
+      double a = toHost(aBits & valueMask, type),
+             b = toHost(bBits & valueMask, type);
+      if (ftz) {
+        a = flushF32(float(a), true);
+        b = flushF32(float(b), true);
+      }
+      bool nan;
+      double r = minMax(a, b, in.op == Op::Max, in.nanMode, nan);
+      result = nan ? canonicalNaN(format)
+                   : roundDouble(r, format, Rounding::NearestEven);
+      write(o[0], lane, result);
+      continue;
+    }
+    if (type == Type::F32) {
+      float a = flushF32(f32(aBits), ftz), b = flushF32(f32(bBits), ftz),
+            c = flushF32(f32(cBits), ftz);
+      float r = 0;
+      switch (in.op) {
+      case Op::Add:
+        r = a + b;
+        break;
+      case Op::Sub:
+        r = a - b;
+        break;
+      case Op::Mul:
+        r = a * b;
+        break;
+      case Op::Fma:
+      case Op::Mad:
+        r = std::fma(a, b, c);
+        break;
+      case Op::Div: // .approx and .full: correctly rounded
+        r = a / b;
+        break;
+      case Op::Rcp:
+        r = 1.0f / a;
+        break;
+      case Op::Sqrt:
+        r = std::sqrt(a);
+        break;
+      case Op::Rsqrt:
+        r = float(1.0 / std::sqrt(double(a)));
+        break;
+      case Op::Ex2:
+        r = float(std::exp2(double(a)));
+        break;
+      case Op::Lg2:
+        r = float(std::log2(double(a)));
+        break;
+      case Op::Sin:
+        r = float(std::sin(double(a)));
+        break;
+      case Op::Cos:
+        r = float(std::cos(double(a)));
+        break;
+      case Op::Tanh:
+        r = float(std::tanh(double(a)));
+        break;
+      default:
+        break;
+      }
+      if (in.sat)
+        r = std::isnan(r) ? 0.0f : std::min(std::max(r, 0.0f), 1.0f);
+      r = flushF32(r, ftz);
+      result = std::isnan(r) ? canonicalNaN(format) : floatToBits(r);
+    } else if (type == Type::F64) {
+      double a = f64(aBits), b = f64(bBits), c = f64(cBits), r = 0;
+      switch (in.op) {
+      case Op::Add:
+        r = a + b;
+        break;
+      case Op::Sub:
+        r = a - b;
+        break;
+      case Op::Mul:
+        r = a * b;
+        break;
+      case Op::Fma:
+      case Op::Mad:
+        r = std::fma(a, b, c);
+        break;
+      case Op::Div:
+        r = a / b;
+        break;
+      case Op::Rcp:
+        r = 1.0 / a;
+        break;
+      case Op::Sqrt:
+        r = std::sqrt(a);
+        break;
+      case Op::Rsqrt:
+        r = 1.0 / std::sqrt(a);
+        break;
+      default:
+        raise(kIllegalInstruction, lane, "this instruction has no f64 form");
+        return;
+      }
+      if (in.ftz && std::fpclassify(r) == FP_SUBNORMAL)
+        r = std::copysign(0.0, r);
+      result = std::isnan(r) ? canonicalNaN(format) : doubleToBits(r);
+    } else {
+      // f16 and bf16: the exact result rounded to odd in double, then to the
+      // format, is the correctly rounded result in every mode.
+      double a = toHost(aBits & 0xffff, type), b = toHost(bBits & 0xffff, type),
+             c = toHost(cBits & 0xffff, type), r = 0;
+      {
+        HostRounding truncate(FE_TOWARDZERO);
+        std::feclearexcept(FE_INEXACT);
+        switch (in.op) {
+        case Op::Add:
+          r = a + b;
+          break;
+        case Op::Sub:
+          r = a - b;
+          break;
+        case Op::Mul:
+          r = a * b;
+          break;
+        case Op::Fma:
+        case Op::Mad:
+          r = std::fma(a, b, c);
+          break;
+        default:
+          raise(kIllegalInstruction, lane,
+                "this instruction has no 16-bit form here");
+          return;
+        }
+        if (std::fetestexcept(FE_INEXACT) && std::isfinite(r))
+          r = bitsToDouble(doubleToBits(r) | 1);
+      }
+      if (in.sat)
+        r = std::isnan(r) ? 0.0 : std::min(std::max(r, 0.0), 1.0);
+      result = roundDouble(r, format, roundingOf(in.round));
+    }
+    write(o[0], lane, result);
+  }
+}
+
+bool isFloatCompareTrue(Compare compare, double a, double b) {
+  bool unordered = std::isnan(a) || std::isnan(b);
+  switch (compare) {
+  case Compare::Eq:
+    return !unordered && a == b;
+  case Compare::Ne:
+    return !unordered && a != b;
+  case Compare::Lt:
+    return !unordered && a < b;
+  case Compare::Le:
+    return !unordered && a <= b;
+  case Compare::Gt:
+    return !unordered && a > b;
+  case Compare::Ge:
+    return !unordered && a >= b;
+  case Compare::Equ:
+    return unordered || a == b;
+  case Compare::Neu:
+    return unordered || a != b;
+  case Compare::Ltu:
+    return unordered || a < b;
+  case Compare::Leu:
+    return unordered || a <= b;
+  case Compare::Gtu:
+    return unordered || a > b;
+  case Compare::Geu:
+    return unordered || a >= b;
+  case Compare::Num:
+    return !unordered;
+  case Compare::Nan:
+    return unordered;
+  default:
+    return false;
+  }
+}
+
+void Executor::compare(const Instruction &in, uint32_t lanes) {
+  // setp.cmp[.bop].type p[|q], a, b[, c]; selp.type d, a, b, c
+  const Operand *o = in.operands;
+  Type type = in.type;
+  unsigned bytes = typeBytes(type);
+  if (in.op == Op::Selp) {
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      int lane = __builtin_ctz(m);
+      bool choose = read(o[3], lane) & 1;
+      write(o[0], lane,
+            (choose ? read(o[1], lane) : read(o[2], lane)) & widthMask(bytes));
+    }
+    return;
+  }
+  unsigned sources = in.pairedDestination ? 2 : 1;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    uint64_t a = read(o[sources], lane) & widthMask(bytes);
+    uint64_t b = read(o[sources + 1], lane) & widthMask(bytes);
+    bool result;
+    if (isFloat(type)) {
+      double x = toHost(a, type), y = toHost(b, type);
+      if (in.ftz && type == Type::F32) {
+        x = flushF32(float(x), true);
+        y = flushF32(float(y), true);
+      }
+      result = isFloatCompareTrue(in.compare, x, y);
+    } else {
+      bool sign = isSigned(type);
+      int64_t sa = signExtend(a, bytes), sb = signExtend(b, bytes);
+      switch (in.compare) {
+      case Compare::Eq:
+        result = a == b;
+        break;
+      case Compare::Ne:
+        result = a != b;
+        break;
+      case Compare::Lt:
+        result = sign ? sa < sb : a < b;
+        break;
+      case Compare::Le:
+        result = sign ? sa <= sb : a <= b;
+        break;
+      case Compare::Gt:
+        result = sign ? sa > sb : a > b;
+        break;
+      case Compare::Ge:
+        result = sign ? sa >= sb : a >= b;
+        break;
+      case Compare::Lo:
+        result = a < b;
+        break;
+      case Compare::Ls:
+        result = a <= b;
+        break;
+      case Compare::Hi:
+        result = a > b;
+        break;
+      case Compare::Hs:
+        result = a >= b;
+        break;
+      default:
+        raise(kIllegalInstruction, lane,
+              "an unordered comparison of integers");
+        return;
+      }
+    }
+    bool complement = !result;
+    if (in.boolOp != BoolOp::None) {
+      bool c = read(o[sources + 2], lane) & 1;
+      auto combine = [&](bool value) {
+        return in.boolOp == BoolOp::And  ? value && c
+               : in.boolOp == BoolOp::Or ? value || c
+                                         : value != c;
+      };
+      result = combine(result);
+      complement = combine(complement);
+    }
+    write(o[0], lane, result);
+    if (in.pairedDestination)
+      write(o[1], lane, complement);
+  }
+}
+
+void Executor::convert(const Instruction &in, uint32_t lanes) {
+  Type to = in.type, from = in.type2;
+  unsigned toBytes = typeBytes(to), fromBytes = typeBytes(from);
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    uint64_t a = read(in.operands[1], lane) & widthMask(fromBytes);
+    uint64_t result = 0;
+    if (!isFloat(to) && !isFloat(from)) {
+      bool fromSigned = isSigned(from), toSigned = isSigned(to);
+      int64_t value = fromSigned ? signExtend(a, fromBytes) : int64_t(a);
+      if (in.sat) {
+        // Clamp to the destination's range.
+        unsigned bits = 8 * toBytes;
+        if (toSigned) {
+          int64_t high = bits == 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
+          int64_t low = -high - 1;
+          if (!fromSigned && a > uint64_t(high))
+            value = high;
+          else
+            value = std::min(std::max(value, low), high);
+        } else {
+          uint64_t high = widthMask(toBytes);
+          if (fromSigned && value < 0)
+            value = 0;
+          else if (uint64_t(value) > high)
+            value = int64_t(high);
+        }
+      }
+      result = uint64_t(value) & widthMask(toBytes);
+      // A signed destination narrower than the register is sign-extended.
+      if (toSigned)
+        result = uint64_t(signExtend(result, toBytes));
+    } else if (isFloat(from) && isFloat(to)) {
+      Format toFormat = formatOf(to);
+      double value = toHost(a, from);
+      if (in.ftz && from == Type::F32)
+        value = flushF32(float(value), true);
+      switch (in.round) {
+      case Round::Rni:
+        value = std::nearbyint(value);
+        break;
+      case Round::Rzi:
+        value = std::trunc(value);
+        break;
+      case Round::Rmi:
+        value = std::floor(value);
+        break;
+      case Round::Rpi:
+        value = std::ceil(value);
+        break;
+      default:
+        break;
+      }
+      if (in.relu && value < 0)
+        value = 0;
+      // .sat clamps to [0, 1] and makes NaN +0.
+      if (in.sat)
+        value = std::isnan(value) ? 0.0 : std::min(std::max(value, 0.0), 1.0);
+      result = roundDouble(value, toFormat, roundingOf(in.round),
+                           in.satfinite);
+      if (in.ftz && to == Type::F32)
+        result = flushSubnormal(result, toFormat);
+    } else if (isFloat(from)) { // float to integer: saturates, NaN is 0
+      double value = toHost(a, from);
+      if (in.ftz && from == Type::F32)
+        value = flushF32(float(value), true);
+      switch (in.round) {
+      case Round::Rni:
+        value = std::nearbyint(value);
+        break;
+      case Round::Rmi:
+        value = std::floor(value);
+        break;
+      case Round::Rpi:
+        value = std::ceil(value);
+        break;
+      default:
+        value = std::trunc(value);
+        break;
+      }
+      unsigned bits = 8 * toBytes;
+      if (std::isnan(value)) {
+        result = 0;
+      } else if (isSigned(to)) {
+        double high = std::ldexp(1.0, int(bits) - 1);
+        int64_t v = value >= high ? (bits == 64 ? INT64_MAX
+                                                : (int64_t(1) << (bits - 1)) - 1)
+                    : value < -high ? (bits == 64 ? INT64_MIN
+                                                  : -(int64_t(1) << (bits - 1)))
+                                    : int64_t(value);
+        result = uint64_t(v) & widthMask(toBytes);
+      } else {
+        double high = std::ldexp(1.0, int(bits));
+        uint64_t v = value <= 0      ? 0
+                     : value >= high ? widthMask(toBytes)
+                                     : uint64_t(value);
+        result = v;
+      }
+    } else { // integer to float
+      uint64_t value = isSigned(from) ? uint64_t(signExtend(a, fromBytes)) : a;
+      result = roundInteger(value, isSigned(from), formatOf(to),
+                            roundingOf(in.round));
+    }
+    write(in.operands[0], lane, result);
+  }
+}
+
+void Executor::executeSimple(const Instruction &in, uint32_t lanes) {
+  switch (in.op) {
+  case Op::Ld:
+  case Op::St:
+    loadStore(in, lanes);
+    return;
+  case Op::Mov:
+    move(in, lanes);
+    return;
+  case Op::Cvta:
+  case Op::CvtaTo: {
+    uint64_t window = in.space == Space::Shared  ? kSharedWindow
+                      : in.space == Space::Local ? kLocalWindow
+                                                 : 0;
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      int lane = __builtin_ctz(m);
+      uint64_t value = read(in.operands[1], lane);
+      write(in.operands[0], lane,
+            in.op == Op::Cvta ? value + window : value - window);
+    }
+    return;
+  }
+  case Op::Setp:
+  case Op::Selp:
+    compare(in, lanes);
+    return;
+  case Op::Cvt:
+    convert(in, lanes);
+    return;
+  case Op::Ldmatrix:
+    ldmatrix(in, lanes);
+    return;
+  case Op::Mma:
+    mma(in, lanes);
+    return;
+  case Op::Shfl:
+    shuffle(in, lanes);
+    return;
+  case Op::CpAsync:
+    cpAsync(in, lanes);
+    return;
+  case Op::CpAsyncCommit:
+    cpAsyncCommit(lanes);
+    return;
+  case Op::CpAsyncWait:
+    cpAsyncWait(in, lanes);
+    return;
+  case Op::Membar:
+    return;
+  case Op::And:
+  case Op::Or:
+  case Op::Xor:
+  case Op::Not:
+    if (in.type == Type::Pred) {
+      for (uint32_t m = lanes; m; m &= m - 1) {
+        int lane = __builtin_ctz(m);
+        bool a = read(in.operands[1], lane) & 1;
+        bool b = in.numOperands > 2 && (read(in.operands[2], lane) & 1);
+        bool r = in.op == Op::And  ? a && b
+                 : in.op == Op::Or ? a || b
+                 : in.op == Op::Xor ? a != b
+                                    : !a;
+        write(in.operands[0], lane, r);
+      }
+      return;
+    }
+    integerOp(in, lanes);
+    return;
+  default:
+    if (isFloat(in.type))
+      floatOp(in, lanes);
+    else
+      integerOp(in, lanes);
+    return;
+  }
+}
+
+} // namespace
+
+void execute(const Module &module, const Function &kernel,
+             const LaunchConfig &config, DeviceMemory &memory,
+             KernelStats &stats, Fault &fault) {
+  Executor executor(module, kernel, config, memory, stats, fault);
+  executor.run();
+}
+
+} // namespace gpusim
