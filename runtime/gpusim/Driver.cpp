@@ -375,9 +375,11 @@ CUresult launch(Kernel *kernel, const unsigned grid[3], const unsigned block[3],
 
 } // namespace
 
+#define API __attribute__((visibility("default")))
+
 extern "C" {
 
-CUresult cuInit(unsigned flags) {
+API CUresult cuInit(unsigned flags) {
   LOCK;
   if (flags)
     return CUDA_ERROR_INVALID_VALUE;
@@ -385,14 +387,14 @@ CUresult cuInit(unsigned flags) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuDriverGetVersion(int *version) {
+API CUresult cuDriverGetVersion(int *version) {
   if (!version)
     return CUDA_ERROR_INVALID_VALUE;
   *version = 13000;
   return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceGetCount(int *count) {
+API CUresult cuDeviceGetCount(int *count) {
   LOCK;
   if (!device().initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
@@ -402,7 +404,7 @@ CUresult cuDeviceGetCount(int *count) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceGet(int *handle, int ordinal) {
+API CUresult cuDeviceGet(int *handle, int ordinal) {
   LOCK;
   if (!device().initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
@@ -414,7 +416,7 @@ CUresult cuDeviceGet(int *handle, int ordinal) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceGetName(char *name, int length, int handle) {
+API CUresult cuDeviceGetName(char *name, int length, int handle) {
   if (!name || length <= 0)
     return CUDA_ERROR_INVALID_VALUE;
   if (handle != 0)
@@ -423,7 +425,7 @@ CUresult cuDeviceGetName(char *name, int length, int handle) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceTotalMem_v2(size_t *bytes, int handle) {
+API CUresult cuDeviceTotalMem_v2(size_t *bytes, int handle) {
   if (!bytes)
     return CUDA_ERROR_INVALID_VALUE;
   if (handle != 0)
@@ -432,7 +434,7 @@ CUresult cuDeviceTotalMem_v2(size_t *bytes, int handle) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceGetAttribute(int *value, int attribute, int handle) {
+API CUresult cuDeviceGetAttribute(int *value, int attribute, int handle) {
   LOCK;
   if (!device().initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
@@ -486,7 +488,7 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int handle) {
   }
 }
 
-CUresult cuCtxCreate_v2(void **context, unsigned, int handle) {
+API CUresult cuCtxCreate_v2(void **context, unsigned, int handle) {
   LOCK;
   if (!device().initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
@@ -500,7 +502,7 @@ CUresult cuCtxCreate_v2(void **context, unsigned, int handle) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuCtxDestroy_v2(void *context) {
+API CUresult cuCtxDestroy_v2(void *context) {
   LOCK;
   auto *target = static_cast<Context *>(context);
   if (!isLive(target))
@@ -509,7 +511,7 @@ CUresult cuCtxDestroy_v2(void *context) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuCtxSetCurrent(void *context) {
+API CUresult cuCtxSetCurrent(void *context) {
   LOCK;
   if (!device().initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
@@ -520,20 +522,20 @@ CUresult cuCtxSetCurrent(void *context) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuCtxGetCurrent(void **context) {
+API CUresult cuCtxGetCurrent(void **context) {
   if (!context)
     return CUDA_ERROR_INVALID_VALUE;
   *context = current;
   return CUDA_SUCCESS;
 }
 
-CUresult cuCtxSynchronize() {
+API CUresult cuCtxSynchronize() {
   LOCK;
   WITH_CONTEXT(context);
   return CUDA_SUCCESS;
 }
 
-CUresult cuStreamCreate(void **stream, unsigned) {
+API CUresult cuStreamCreate(void **stream, unsigned) {
   LOCK;
   WITH_CONTEXT(context);
   if (!stream)
@@ -543,7 +545,7 @@ CUresult cuStreamCreate(void **stream, unsigned) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuStreamDestroy_v2(void *stream) {
+API CUresult cuStreamDestroy_v2(void *stream) {
   LOCK;
   WITH_CONTEXT(context);
   for (auto it = context->streams.begin(); it != context->streams.end(); ++it)
@@ -554,24 +556,24 @@ CUresult cuStreamDestroy_v2(void *stream) {
   return CUDA_ERROR_INVALID_HANDLE;
 }
 
-CUresult cuStreamSynchronize(void *) {
+API CUresult cuStreamSynchronize(void *) {
   LOCK;
   WITH_CONTEXT(context);
   return CUDA_SUCCESS;
 }
 
-CUresult cuModuleLoadData(void **module, const void *image) {
+API CUresult cuModuleLoadData(void **module, const void *image) {
   LOCK;
   return loadModule(reinterpret_cast<LoadedModule **>(module), image);
 }
 
-CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned,
+API CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned,
                             void *, void **) {
   LOCK;
   return loadModule(reinterpret_cast<LoadedModule **>(module), image);
 }
 
-CUresult cuModuleUnload(void *handle) {
+API CUresult cuModuleUnload(void *handle) {
   LOCK;
   WITH_CONTEXT(context);
   for (auto it = context->modules.begin(); it != context->modules.end(); ++it)
@@ -582,7 +584,7 @@ CUresult cuModuleUnload(void *handle) {
   return CUDA_ERROR_INVALID_HANDLE;
 }
 
-CUresult cuModuleGetFunction(void **function, void *handle, const char *name) {
+API CUresult cuModuleGetFunction(void **function, void *handle, const char *name) {
   LOCK;
   WITH_CONTEXT(context);
   LoadedModule *module = findModule(context, static_cast<LoadedModule *>(handle));
@@ -605,7 +607,7 @@ CUresult cuModuleGetFunction(void **function, void *handle, const char *name) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
+API CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
   LOCK;
   WITH_CONTEXT(context);
   auto *kernel = static_cast<Kernel *>(function);
@@ -620,27 +622,27 @@ CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+API CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   LOCK;
   return allocate(pointer, bytes);
 }
 
-CUresult cuMemFree_v2(CUdeviceptr pointer) {
+API CUresult cuMemFree_v2(CUdeviceptr pointer) {
   LOCK;
   return release(pointer);
 }
 
-CUresult cuMemAllocAsync(CUdeviceptr *pointer, size_t bytes, void *) {
+API CUresult cuMemAllocAsync(CUdeviceptr *pointer, size_t bytes, void *) {
   LOCK;
   return allocate(pointer, bytes);
 }
 
-CUresult cuMemFreeAsync(CUdeviceptr pointer, void *) {
+API CUresult cuMemFreeAsync(CUdeviceptr pointer, void *) {
   LOCK;
   return release(pointer);
 }
 
-CUresult cuDeviceGetDefaultMemPool(void **pool, int handle) {
+API CUresult cuDeviceGetDefaultMemPool(void **pool, int handle) {
   if (!pool)
     return CUDA_ERROR_INVALID_VALUE;
   if (handle != 0)
@@ -650,11 +652,11 @@ CUresult cuDeviceGetDefaultMemPool(void **pool, int handle) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemPoolSetAttribute(void *pool, int, void *value) {
+API CUresult cuMemPoolSetAttribute(void *pool, int, void *value) {
   return pool && value ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
+API CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
   LOCK;
   WITH_CONTEXT(context);
   if (!free || !total)
@@ -664,7 +666,7 @@ CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemcpyHtoD_v2(CUdeviceptr destination, const void *source,
+API CUresult cuMemcpyHtoD_v2(CUdeviceptr destination, const void *source,
                          size_t bytes) {
   LOCK;
   WITH_CONTEXT(context);
@@ -673,7 +675,7 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr destination, const void *source,
   return copy(destination, reinterpret_cast<uint64_t>(source), bytes);
 }
 
-CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source, size_t bytes) {
+API CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source, size_t bytes) {
   LOCK;
   WITH_CONTEXT(context);
   if (!isDeviceRange(source, bytes))
@@ -681,58 +683,58 @@ CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source, size_t bytes) {
   return copy(reinterpret_cast<uint64_t>(destination), source, bytes);
 }
 
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination, const void *source,
+API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination, const void *source,
                               size_t bytes, void *) {
   return cuMemcpyHtoD_v2(destination, source, bytes);
 }
 
-CUresult cuMemcpyDtoHAsync_v2(void *destination, CUdeviceptr source,
+API CUresult cuMemcpyDtoHAsync_v2(void *destination, CUdeviceptr source,
                               size_t bytes, void *) {
   return cuMemcpyDtoH_v2(destination, source, bytes);
 }
 
-CUresult cuMemcpy(CUdeviceptr destination, CUdeviceptr source, size_t bytes) {
+API CUresult cuMemcpy(CUdeviceptr destination, CUdeviceptr source, size_t bytes) {
   LOCK;
   WITH_CONTEXT(context);
   return copy(destination, source, bytes);
 }
 
-CUresult cuMemcpyAsync(CUdeviceptr destination, CUdeviceptr source,
+API CUresult cuMemcpyAsync(CUdeviceptr destination, CUdeviceptr source,
                        size_t bytes, void *) {
   LOCK;
   WITH_CONTEXT(context);
   return copy(destination, source, bytes);
 }
 
-CUresult cuMemsetD8_v2(CUdeviceptr destination, unsigned char value,
+API CUresult cuMemsetD8_v2(CUdeviceptr destination, unsigned char value,
                        size_t count) {
   LOCK;
   WITH_CONTEXT(context);
   return fill<uint8_t>(destination, value, count);
 }
 
-CUresult cuMemsetD32Async(CUdeviceptr destination, unsigned value,
+API CUresult cuMemsetD32Async(CUdeviceptr destination, unsigned value,
                           size_t count, void *) {
   LOCK;
   WITH_CONTEXT(context);
   return fill<uint32_t>(destination, value, count);
 }
 
-CUresult cuMemsetD16Async(CUdeviceptr destination, unsigned short value,
+API CUresult cuMemsetD16Async(CUdeviceptr destination, unsigned short value,
                           size_t count, void *) {
   LOCK;
   WITH_CONTEXT(context);
   return fill<uint16_t>(destination, value, count);
 }
 
-CUresult cuMemsetD8Async(CUdeviceptr destination, unsigned char value,
+API CUresult cuMemsetD8Async(CUdeviceptr destination, unsigned char value,
                          size_t count, void *) {
   LOCK;
   WITH_CONTEXT(context);
   return fill<uint8_t>(destination, value, count);
 }
 
-CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
+API CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
                         unsigned gridZ, unsigned blockX, unsigned blockY,
                         unsigned blockZ, unsigned sharedBytes, void *,
                         void **parameters, void **extra) {
@@ -743,7 +745,7 @@ CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
                 parameters, extra);
 }
 
-CUresult cuGetErrorName(CUresult code, const char **name) {
+API CUresult cuGetErrorName(CUresult code, const char **name) {
   if (!name)
     return CUDA_ERROR_INVALID_VALUE;
   for (const ErrorText &error : kErrors)
@@ -755,7 +757,7 @@ CUresult cuGetErrorName(CUresult code, const char **name) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult cuGetErrorString(CUresult code, const char **text) {
+API CUresult cuGetErrorString(CUresult code, const char **text) {
   if (!text)
     return CUDA_ERROR_INVALID_VALUE;
   LOCK;
@@ -776,6 +778,6 @@ CUresult cuGetErrorString(CUresult code, const char **text) {
 
 /// The simulator's own entry point: its device name, so a program can tell
 /// it runs on the simulator.
-const char *mixprecGpusimName() { return kDeviceName; }
+API const char *mixprecGpusimName() { return kDeviceName; }
 
 } // extern "C"

@@ -130,6 +130,17 @@ double toHost(uint64_t bits, Type type) {
   return type == Type::F64 ? f64(bits) : toDouble(bits, formatOf(type));
 }
 
+/// Every f16 value as a float (exact), for mma's fragments.
+const float *halfToFloat() {
+  static const std::vector<float> table = [] {
+    std::vector<float> values(65536);
+    for (uint32_t bits = 0; bits < 65536; ++bits)
+      values[bits] = float(toDouble(bits, kHalf));
+    return values;
+  }();
+  return table.data();
+}
+
 struct Entry {
   uint32_t pc, reconverge, mask;
 };
@@ -200,6 +211,7 @@ private:
   uint64_t *regs = nullptr;
   const Instruction *current = nullptr;
   DeviceMemory::Range lastRange;
+  std::vector<DeviceMemory::Range> ranges; // per kernel instruction
 
   void runBlock();
   void runWarp(Warp &w);
@@ -216,7 +228,7 @@ private:
   std::string lineText(uint32_t line) const;
 
   // Operands.
-  uint64_t read(const Operand &operand, int lane) const;
+  inline uint64_t read(const Operand &operand, int lane) const;
   void write(const Operand &operand, int lane, uint64_t value) {
     if (operand.kind == Operand::Reg)
       regs[size_t(operand.reg) * 32 + lane] = value;
@@ -233,7 +245,9 @@ private:
   bool load(Space space, int lane, uint64_t addr, unsigned bytes, void *out);
   bool store(Space space, int lane, uint64_t addr, unsigned bytes,
              const void *in);
-  bool checkGlobal(int lane, uint64_t addr, unsigned bytes, bool isWrite);
+  bool checkGlobal(int lane, uint64_t addr, unsigned bytes, bool isWrite,
+                   DeviceMemory::Range &cache);
+  DeviceMemory::Range &rangeCache(const Instruction &in);
   bool sharedAccess(int lane, uint64_t addr, unsigned bytes, bool isWrite);
   bool frameAccess(std::vector<uint8_t> &memory, uint32_t base, int lane,
                    uint64_t addr, unsigned bytes, const char *what);
@@ -305,6 +319,7 @@ void Executor::run() {
   blockThreads = config.block[0] * config.block[1] * config.block[2];
   uint32_t sharedBytes = kernel.sharedBytes + config.dynamicSharedBytes;
   shared.assign(sharedBytes, 0);
+  ranges.assign(kernel.code.size(), DeviceMemory::Range());
   shadow.assign(sharedBytes, Shadow());
   uint32_t warpCount = (blockThreads + 31) / 32;
   warps.resize(warpCount);
@@ -624,7 +639,7 @@ uint64_t Executor::special(Special which, int lane) const {
   return 0;
 }
 
-uint64_t Executor::read(const Operand &operand, int lane) const {
+inline uint64_t Executor::read(const Operand &operand, int lane) const {
   switch (operand.kind) {
   case Operand::Reg:
     return regs[size_t(operand.reg) * 32 + lane];
@@ -655,20 +670,28 @@ Space Executor::resolve(Space space, uint64_t &addr) const {
   return Space::Global;
 }
 
+/// The allocation this instruction touched last: most instructions touch
+/// one buffer, so most checks need no search.
+DeviceMemory::Range &Executor::rangeCache(const Instruction &in) {
+  const std::vector<Instruction> &code = kernel.code;
+  if (&in >= code.data() && &in < code.data() + code.size())
+    return ranges[size_t(&in - code.data())];
+  return lastRange;
+}
+
 bool Executor::checkGlobal(int lane, uint64_t addr, unsigned bytes,
-                           bool isWrite) {
+                           bool isWrite, DeviceMemory::Range &cache) {
   if (addr % bytes) {
     raise(kMisalignedAddress, lane,
           "misaligned %u-byte global %s at address 0x%llx", bytes,
           isWrite ? "write" : "read", (unsigned long long)addr);
     return false;
   }
-  if (addr >= lastRange.begin && addr + bytes <= lastRange.end &&
-      lastRange.begin)
+  if (addr >= cache.begin && addr + bytes <= cache.end && cache.begin)
     return true;
   DeviceMemory::Range range = memory.find(addr);
   if (range.begin && addr + bytes <= range.end) {
-    lastRange = range;
+    cache = range;
     return true;
   }
   const char *why;
@@ -790,7 +813,7 @@ bool Executor::load(Space space, int lane, uint64_t addr, unsigned bytes,
   switch (space) {
   case Space::Global:
   case Space::Const:
-    if (!checkGlobal(lane, addr, bytes, false))
+    if (!checkGlobal(lane, addr, bytes, false, rangeCache(*current)))
       return false;
     std::memcpy(out, reinterpret_cast<const void *>(addr), bytes);
     stats.globalLoadBytes += bytes;
@@ -836,7 +859,7 @@ bool Executor::store(Space space, int lane, uint64_t addr, unsigned bytes,
   space = resolve(space, addr);
   switch (space) {
   case Space::Global:
-    if (!checkGlobal(lane, addr, bytes, true))
+    if (!checkGlobal(lane, addr, bytes, true, rangeCache(*current)))
       return false;
     std::memcpy(reinterpret_cast<void *>(addr), in, bytes);
     stats.globalStoreBytes += bytes;
@@ -898,6 +921,52 @@ void Executor::countBankConflicts(const uint64_t *addresses, uint32_t lanes,
   }
 }
 
+/// The `bytes`-byte value at `pointer`, zero-extended.
+uint64_t loadBits(uint64_t pointer, unsigned bytes) {
+  const void *from = reinterpret_cast<const void *>(pointer);
+  switch (bytes) {
+  case 1:
+    return *static_cast<const uint8_t *>(from);
+  case 2: {
+    uint16_t value;
+    std::memcpy(&value, from, 2);
+    return value;
+  }
+  case 4: {
+    uint32_t value;
+    std::memcpy(&value, from, 4);
+    return value;
+  }
+  default: {
+    uint64_t value;
+    std::memcpy(&value, from, 8);
+    return value;
+  }
+  }
+}
+
+void storeBits(uint64_t pointer, unsigned bytes, uint64_t value) {
+  void *to = reinterpret_cast<void *>(pointer);
+  switch (bytes) {
+  case 1:
+    *static_cast<uint8_t *>(to) = uint8_t(value);
+    return;
+  case 2: {
+    auto narrow = uint16_t(value);
+    std::memcpy(to, &narrow, 2);
+    return;
+  }
+  case 4: {
+    auto narrow = uint32_t(value);
+    std::memcpy(to, &narrow, 4);
+    return;
+  }
+  default:
+    std::memcpy(to, &value, 8);
+    return;
+  }
+}
+
 void Executor::loadStore(const Instruction &in, uint32_t lanes) {
   bool isLoad = in.op == Op::Ld;
   const Operand &data = in.operands[isLoad ? 0 : 1];
@@ -905,6 +974,27 @@ void Executor::loadStore(const Instruction &in, uint32_t lanes) {
   unsigned elementBytes = typeBytes(in.type);
   unsigned vector = in.vectorWidth;
   unsigned bytes = elementBytes * vector;
+  if (vector == 1 && in.space == Space::Global) {
+    // The common case: one value per lane from or to global memory.
+    DeviceMemory::Range &cache = rangeCache(in);
+    bool sign = isSigned(in.type);
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      int lane = __builtin_ctz(m);
+      uint64_t addr = address(where, lane);
+      if ((addr < cache.begin || addr + bytes > cache.end || addr % bytes) &&
+          !checkGlobal(lane, addr, bytes, !isLoad, cache))
+        return;
+      if (isLoad) {
+        uint64_t value = loadBits(addr, bytes);
+        write(data, lane, sign ? uint64_t(signExtend(value, bytes)) : value);
+      } else {
+        storeBits(addr, bytes, read(data, lane));
+      }
+    }
+    uint64_t moved = uint64_t(bytes) * __builtin_popcount(lanes);
+    (isLoad ? stats.globalLoadBytes : stats.globalStoreBytes) += moved;
+    return;
+  }
   uint64_t addresses[32];
   bool sharedAccessSeen = false;
   for (uint32_t m = lanes; m; m &= m - 1) {
@@ -1023,7 +1113,7 @@ void Executor::mma(const Instruction &in, uint32_t lanes) {
     return;
   }
   const std::vector<uint32_t> &vector = frame->function->vectorRegs;
-  Format format = in.type2 == Type::F16 ? kHalf : kBFloat;
+  const float *widen = in.type2 == Type::F16 ? halfToFloat() : nullptr;
   auto reg = [&](const Operand &operand, unsigned i, int lane) -> uint64_t {
     uint32_t r = vector[operand.first + i];
     return r == kNoReg ? 0 : regs[size_t(r) * 32 + lane];
@@ -1036,13 +1126,13 @@ void Executor::mma(const Instruction &in, uint32_t lanes) {
       uint64_t half = (i & 1) ? word >> 16 & 0xffff : word & 0xffff;
       int row = group + ((i / 2) % 2 ? 8 : 0);
       int column = inGroup * 2 + (i & 1) + (i >= 4 ? 8 : 0);
-      A[row][column] = float(toDouble(half, format));
+      A[row][column] = widen ? widen[half] : bitsToFloat(uint32_t(half) << 16);
     }
     for (unsigned i = 0; i < 4; ++i) {
       uint64_t word = reg(b, i / 2, lane);
       uint64_t half = (i & 1) ? word >> 16 & 0xffff : word & 0xffff;
       int row = inGroup * 2 + (i & 1) + (i >= 2 ? 8 : 0);
-      B[row][group] = float(toDouble(half, format));
+      B[row][group] = widen ? widen[half] : bitsToFloat(uint32_t(half) << 16);
     }
     for (unsigned i = 0; i < 4; ++i) {
       int row = group + (i >= 2 ? 8 : 0), column = inGroup * 2 + (i & 1);
@@ -1166,7 +1256,7 @@ void Executor::cpAsync(const Instruction &in, uint32_t lanes) {
     }
     copy.shared = uint32_t(destination);
     if (sourceBytes) {
-      if (!checkGlobal(lane, source, bytes, false))
+      if (!checkGlobal(lane, source, bytes, false, rangeCache(in)))
         return;
       std::memcpy(copy.data, reinterpret_cast<const void *>(source),
                   sourceBytes);
@@ -1267,140 +1357,169 @@ void Executor::move(const Instruction &in, uint32_t lanes) {
 }
 
 void Executor::integerOp(const Instruction &in, uint32_t lanes) {
-  unsigned bytes = typeBytes(in.type);
-  bool sign = isSigned(in.type);
-  uint64_t mask = widthMask(bytes);
-  unsigned bits = 8 * bytes;
-  const Operand *o = in.operands;
-  for (uint32_t m = lanes; m; m &= m - 1) {
-    int lane = __builtin_ctz(m);
-    uint64_t a = read(o[1], lane) & mask;
-    uint64_t b = in.numOperands > 2 ? read(o[2], lane) & mask : 0;
-    int64_t sa = signExtend(a, bytes), sb = signExtend(b, bytes);
-    uint64_t r = 0;
-    unsigned resultBytes = bytes;
-    switch (in.op) {
-    case Op::Add:
-      if (in.sat) {
-        int64_t sum = sa + sb;
-        int64_t high = int64_t(mask >> 1), low = -high - 1;
-        r = uint64_t(std::min(std::max(sum, low), high));
-      } else {
-        r = a + b;
-      }
-      break;
-    case Op::Sub:
-      r = a - b;
-      break;
-    case Op::Mul:
-    case Op::Mad: {
-      unsigned __int128 product =
-          sign ? (unsigned __int128)((__int128)sa * sb)
-               : (unsigned __int128)a * b;
-      if (in.mulMode == MulMode::Hi)
-        r = uint64_t(product >> bits);
-      else if (in.mulMode == MulMode::Wide) {
-        r = uint64_t(product);
-        resultBytes = 2 * bytes;
-      } else
-        r = uint64_t(product);
-      if (in.op == Op::Mad) {
-        uint64_t c = read(o[3], lane);
-        r += c;
-      }
-      break;
+  const unsigned bytes = typeBytes(in.type);
+  const bool sign = isSigned(in.type);
+  const uint64_t mask = widthMask(bytes);
+  const unsigned bits = 8 * bytes;
+  const Operand &d = in.operands[0], &x = in.operands[1], &y = in.operands[2],
+                &z = in.operands[3];
+  // One loop per operation: the switch stays out of the lane loop.
+  auto each = [&](uint64_t resultMask, auto &&compute) {
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      int lane = __builtin_ctz(m);
+      write(d, lane, compute(lane) & resultMask);
     }
-    case Op::Div:
-      if (b == 0)
-        r = ~0ull;
-      else if (sign)
-        r = (sa == int64_t(~(mask >> 1)) && sb == -1) ? a : uint64_t(sa / sb);
-      else
-        r = a / b;
-      break;
-    case Op::Rem:
-      if (b == 0)
-        r = a;
-      else if (sign)
-        r = sb == -1 ? 0 : uint64_t(sa % sb);
-      else
-        r = a % b;
-      break;
-    case Op::Min:
-      r = sign ? uint64_t(std::min(sa, sb)) : std::min(a, b);
-      break;
-    case Op::Max:
-      r = sign ? uint64_t(std::max(sa, sb)) : std::max(a, b);
-      break;
-    case Op::Neg:
-      r = 0 - a;
-      break;
-    case Op::Abs:
-      r = sa < 0 ? 0 - a : a;
-      break;
-    case Op::And:
-      r = a & b;
-      break;
-    case Op::Or:
-      r = a | b;
-      break;
-    case Op::Xor:
-      r = a ^ b;
-      break;
-    case Op::Not:
-      r = ~a;
-      break;
-    case Op::Shl: {
-      uint64_t amount = read(o[2], lane) & 0xffffffffu;
-      r = amount >= bits ? 0 : a << amount;
-      break;
+  };
+  auto a = [&](int lane) { return read(x, lane) & mask; };
+  auto b = [&](int lane) { return read(y, lane) & mask; };
+  auto sa = [&](int lane) { return signExtend(read(x, lane), bytes); };
+  auto sb = [&](int lane) { return signExtend(read(y, lane), bytes); };
+  auto product = [&](int lane) -> unsigned __int128 {
+    return sign ? (unsigned __int128)((__int128)sa(lane) * sb(lane))
+                : (unsigned __int128)a(lane) * b(lane);
+  };
+  switch (in.op) {
+  case Op::Add:
+    if (in.sat) { // add.sat.s32
+      int64_t high = int64_t(mask >> 1), low = -high - 1;
+      each(mask, [&](int lane) {
+        return uint64_t(std::min(std::max(sa(lane) + sb(lane), low), high));
+      });
+    } else {
+      each(mask, [&](int lane) { return a(lane) + b(lane); });
     }
-    case Op::Shr: {
-      uint64_t amount = read(o[2], lane) & 0xffffffffu;
+    return;
+  case Op::Sub:
+    each(mask, [&](int lane) { return a(lane) - b(lane); });
+    return;
+  case Op::Mul:
+  case Op::Mad: {
+    bool add = in.op == Op::Mad;
+    auto addend = [&](int lane) { return add ? read(z, lane) : 0; };
+    if (in.mulMode == MulMode::Hi)
+      each(mask, [&](int lane) {
+        return uint64_t(product(lane) >> bits) + addend(lane);
+      });
+    else if (in.mulMode == MulMode::Wide)
+      each(widthMask(2 * bytes), [&](int lane) {
+        return uint64_t(product(lane)) + addend(lane);
+      });
+    else if (bytes <= 4 && !sign) // the common case, without 128 bits
+      each(mask, [&](int lane) { return a(lane) * b(lane) + addend(lane); });
+    else
+      each(mask,
+           [&](int lane) { return uint64_t(product(lane)) + addend(lane); });
+    return;
+  }
+  case Op::Div:
+    each(mask, [&](int lane) -> uint64_t {
+      if (b(lane) == 0)
+        return ~0ull;
+      if (!sign)
+        return a(lane) / b(lane);
+      // The one overflowing quotient, INT_MIN / -1, is INT_MIN.
+      if (sa(lane) == -int64_t(mask >> 1) - 1 && sb(lane) == -1)
+        return a(lane);
+      return uint64_t(sa(lane) / sb(lane));
+    });
+    return;
+  case Op::Rem:
+    each(mask, [&](int lane) -> uint64_t {
+      if (b(lane) == 0)
+        return a(lane);
+      if (!sign)
+        return a(lane) % b(lane);
+      return sb(lane) == -1 ? 0 : uint64_t(sa(lane) % sb(lane));
+    });
+    return;
+  case Op::Min:
+    each(mask, [&](int lane) {
+      return sign ? uint64_t(std::min(sa(lane), sb(lane)))
+                  : std::min(a(lane), b(lane));
+    });
+    return;
+  case Op::Max:
+    each(mask, [&](int lane) {
+      return sign ? uint64_t(std::max(sa(lane), sb(lane)))
+                  : std::max(a(lane), b(lane));
+    });
+    return;
+  case Op::Neg:
+    each(mask, [&](int lane) { return 0 - a(lane); });
+    return;
+  case Op::Abs:
+    each(mask, [&](int lane) {
+      return sa(lane) < 0 ? 0 - a(lane) : a(lane);
+    });
+    return;
+  case Op::And:
+    each(mask, [&](int lane) { return a(lane) & b(lane); });
+    return;
+  case Op::Or:
+    each(mask, [&](int lane) { return a(lane) | b(lane); });
+    return;
+  case Op::Xor:
+    each(mask, [&](int lane) { return a(lane) ^ b(lane); });
+    return;
+  case Op::Not:
+    each(mask, [&](int lane) { return ~a(lane); });
+    return;
+  case Op::Shl:
+    each(mask, [&](int lane) -> uint64_t {
+      uint64_t amount = read(y, lane) & 0xffffffffu;
+      return amount >= bits ? 0 : a(lane) << amount;
+    });
+    return;
+  case Op::Shr:
+    each(mask, [&](int lane) -> uint64_t {
+      uint64_t amount = read(y, lane) & 0xffffffffu;
       if (sign)
-        r = uint64_t(sa >> std::min<uint64_t>(amount, bits - 1));
-      else
-        r = amount >= bits ? 0 : a >> amount;
-      break;
-    }
-    case Op::Popc:
-      r = uint64_t(__builtin_popcountll(a));
-      resultBytes = 4;
-      break;
-    case Op::Clz:
-      r = a == 0 ? bits : uint64_t(__builtin_clzll(a) - (64 - bits));
-      resultBytes = 4;
-      break;
-    case Op::Brev: {
-      uint64_t reversed = 0;
+        return uint64_t(sa(lane) >> std::min<uint64_t>(amount, bits - 1));
+      return amount >= bits ? 0 : a(lane) >> amount;
+    });
+    return;
+  case Op::Popc:
+    each(0xffffffffu,
+         [&](int lane) { return uint64_t(__builtin_popcountll(a(lane))); });
+    return;
+  case Op::Clz:
+    each(0xffffffffu, [&](int lane) -> uint64_t {
+      uint64_t value = a(lane);
+      return value == 0 ? bits : uint64_t(__builtin_clzll(value) - (64 - bits));
+    });
+    return;
+  case Op::Brev:
+    each(mask, [&](int lane) {
+      uint64_t value = a(lane), reversed = 0;
       for (unsigned i = 0; i < bits; ++i)
-        reversed |= (a >> i & 1) << (bits - 1 - i);
-      r = reversed;
-      break;
-    }
-    case Op::Bfe: {
-      unsigned position = unsigned(read(o[2], lane) & 0xff);
-      unsigned length = unsigned(read(o[3], lane) & 0xff);
-      uint64_t signBit = 0;
-      if (sign && length) {
-        unsigned top = std::min(position + length - 1, bits - 1);
-        signBit = a >> top & 1;
-      }
-      r = 0;
+        reversed |= (value >> i & 1) << (bits - 1 - i);
+      return reversed;
+    });
+    return;
+  case Op::Bfe:
+    // Bits [position, position + length) of a, sign-extended for .s types.
+    each(mask, [&](int lane) -> uint64_t {
+      uint64_t value = a(lane);
+      unsigned position = unsigned(read(y, lane) & 0xff);
+      unsigned length = unsigned(read(z, lane) & 0xff);
+      if (!length)
+        return 0;
+      uint64_t signBit =
+          sign ? value >> std::min(position + length - 1, bits - 1) & 1 : 0;
+      uint64_t result = 0;
       for (unsigned i = 0; i < bits; ++i) {
         uint64_t bit = (i < length && position + i < bits)
-                           ? a >> (position + i) & 1
+                           ? value >> (position + i) & 1
                            : signBit;
-        r |= bit << i;
+        result |= bit << i;
       }
-      if (!length)
-        r = 0;
-      break;
-    }
-    default:
-      break;
-    }
-    write(o[0], lane, r & widthMask(resultBytes));
+      return result;
+    });
+    return;
+  default:
+    raise(kIllegalInstruction, __builtin_ctz(lanes),
+          "this instruction has no integer form");
+    return;
   }
 }
 

@@ -6,3 +6,19 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+
+
+import pytest  # noqa: E402
+
+import harness  # noqa: E402
+
+
+@pytest.fixture(params=harness.BACKENDS)
+def backend(request):
+    """Runs a test once with the CPU libraries and once with their CUDA
+    builds on the GPU simulator (where it is built): modules that call
+    compiled functions say `pytestmark = pytest.mark.usefixtures("backend")`.
+    """
+    harness.BACKEND = request.param
+    yield request.param
+    harness.BACKEND = "cpu"

@@ -30,41 +30,58 @@ _CACHE = os.environ.get("MIXPREC_TEST_CACHE") or tempfile.mkdtemp(
     prefix="mixprec-tests-")
 
 
-# Every model a test compiles for the CPU is also compiled for CUDA (sm_90)
-# and its PTX assembled by ptxas, when the toolkit is here: the CUDA backend
-# covers every op the CPU one does. (Running it needs a GPU: bench/gpu/.)
+# Every model a test compiles for the CPU is also compiled for CUDA (sm_90,
+# its PTX assembled by ptxas inside mixprec-compile) when the toolkit is
+# here; the CUDA library runs on the GPU simulator (runtime/gpusim).
 _PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 _CHECK_CUDA = os.path.exists(_PTXAS) and os.environ.get("MIXPREC_TEST_CUDA",
                                                         "1") != "0"
+_GPUSIM = os.path.join(os.environ.get("MIXPREC_BUILD", "build"), "lib",
+                       "libmixprec_gpusim.so")
+_RUN_CUDA = _CHECK_CUDA and os.path.exists(_GPUSIM)
+if _RUN_CUDA:
+    # Read when a CUDA library first calls the driver.
+    os.environ.setdefault("MIXPREC_LIBCUDA", os.path.abspath(_GPUSIM))
+
+# Which library compile_mlir hands out: "cpu", or "cuda" (the same model's
+# CUDA build on the simulator) while a test runs under the `backend`
+# fixture's second parameter (conftest.py). The tests of those modules then
+# hold the CUDA library to the same references and tolerances as the CPU.
+BACKEND = "cpu"
+BACKENDS = ["cpu", "cuda"] if _RUN_CUDA else ["cpu"]
 
 
-def _check_cuda(source, options, output):
-    ptx = output + ".sm_90.ptx"
-    commands = [[mixprec.tool_path("mixprec-compile"), source, "--target=cuda",
-                 "--arch=sm_90", "--emit=ptx", "-o", ptx, *options],
-                [_PTXAS, "-arch=sm_90", ptx, "-o", output + ".sm_90.cubin"]]
-    for command in commands:
-        # A model with nothing to compute has no kernel and an empty PTX.
-        if command[0] == _PTXAS and os.path.getsize(ptx) == 0:
-            continue
-        proc = subprocess.run(command, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise AssertionError("compiles for the CPU but not for CUDA (%s):"
-                                 "\n%s" % (" ".join(command), proc.stderr))
+def _compile_cuda(source, options, output):
+    library = output + ".cuda.so"
+    command = [mixprec.tool_path("mixprec-compile"), source, "--target=cuda",
+               "--arch=sm_90", "-o", library, *options]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError("compiles for the CPU but not for CUDA (%s):"
+                             "\n%s" % (" ".join(command), proc.stderr))
+    return mixprec.Model(library)
 
 
 @functools.lru_cache(maxsize=None)
-def compile_mlir(text, options=()):
-    """Compiles MLIR text to a model library (cached by content)."""
+def _compile_both(text, options):
     digest = hashlib.sha1((text + repr(options)).encode()).hexdigest()[:16]
     output = os.path.join(_CACHE, "lib%s.so" % digest)
     model = mixprec.compile_source(text, output, options)
+    cuda = None
     if _CHECK_CUDA:
         source = output + ".mlir"
         with open(source, "w") as f:
             f.write(text)
-        _check_cuda(source, options, output)
-    return model
+        cuda = _compile_cuda(source, options, output)
+    return model, cuda
+
+
+def compile_mlir(text, options=()):
+    """Compiles MLIR text to a model library for the CPU and, with the CUDA
+    toolkit, for CUDA (cached by content); returns the library of the
+    current BACKEND."""
+    cpu, cuda = _compile_both(text, tuple(options))
+    return cuda if BACKEND == "cuda" else cpu
 
 
 def to_numpy(tensor):

@@ -19,6 +19,9 @@ import torch.nn.functional as F
 import reference_models
 from harness import compile_mlir, to_numpy
 
+# Every test runs on the CPU library and on its CUDA build (simulated).
+pytestmark = pytest.mark.usefixtures("backend")
+
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
 

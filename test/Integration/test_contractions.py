@@ -19,6 +19,9 @@ from harness import (TORCH_DTYPES, assert_close, module, op_function,
                      precompile, random, random_exact, random_positive, run,
                      tensor_type)
 
+# Every test runs on the CPU library and on its CUDA build (simulated).
+pytestmark = pytest.mark.usefixtures("backend")
+
 DATA = [random_positive, random_exact]
 
 # Sizes larger than the vectorizer's tiles (m, n, k about 8, 32, 16) and

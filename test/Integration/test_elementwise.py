@@ -4,6 +4,9 @@ import torch
 
 from harness import assert_close, random, run, tensor_type
 
+# Every test runs on the CPU library and on its CUDA build (simulated).
+pytestmark = pytest.mark.usefixtures("backend")
+
 SHAPE = (37, 53)  # larger than a tile and not divisible by it
 FLOAT_TYPES = ["f32", "f16", "bf16"]
 

@@ -21,6 +21,9 @@ from harness import (TOLERANCES, TORCH_DTYPES, assert_close, compile_mlir,
                      tensor_type, to_numpy)
 from test_autodiff import check, gradient_module
 
+# Every test runs on the CPU library and on its CUDA build (simulated).
+pytestmark = pytest.mark.usefixtures("backend")
+
 FLOAT_TYPES = ["f32", "f16", "bf16"]
 SHAPE = (37, 53)  # larger than a tile and not divisible by it
 NAN = float("nan")

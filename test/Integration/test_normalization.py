@@ -15,6 +15,9 @@ from harness import (TORCH_DTYPES, assert_close, module, op_function,
                      precompile, random, random_exact, random_positive, run,
                      tensor_type)
 
+# Every test runs on the CPU library and on its CUDA build (simulated).
+pytestmark = pytest.mark.usefixtures("backend")
+
 FLOAT_TYPES = ["f32", "f16", "bf16"]
 INF = float("inf")
 NAN = float("nan")

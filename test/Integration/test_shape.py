@@ -18,6 +18,9 @@ from mixprec.philox import dropout_mask
 from harness import (TORCH_DTYPES, assert_close, module, op_function,
                      precompile, random, run, tensor_type)
 
+# Every test runs on the CPU library and on its CUDA build (simulated).
+pytestmark = pytest.mark.usefixtures("backend")
+
 SHAPE = (37, 53)  # larger than a tile and not divisible by it
 FLOAT_TYPES = ["f32", "f16", "bf16"]
 BITS = {torch.float32: torch.int32, torch.float16: torch.int16,
