@@ -18,7 +18,7 @@ config.substitutions.append(("%mixprec_src_root", config.mixprec_src_root))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["mixprec-opt", "mixprec-compile"],
+    ["mixprec-opt", "mixprec-compile", "mixprec-run"],
     [config.mixprec_tools_dir, config.llvm_tools_dir],
 )
 
@@ -34,3 +34,11 @@ if os.path.exists(ptxas):
 
 # Helper scripts run under the interpreter that runs lit (Debian's python3).
 config.substitutions.append(("%python", sys.executable))
+
+# The GPU simulator (runtime/gpusim) runs CUDA libraries on this machine:
+# tests that execute one say `REQUIRES: gpusim` and set
+# MIXPREC_LIBCUDA=%gpusim.
+gpusim = os.path.join(config.mixprec_obj_root, "lib", "libmixprec_gpusim.so")
+if os.path.exists(gpusim):
+    config.available_features.add("gpusim")
+    config.substitutions.append(("%gpusim", gpusim))
