@@ -58,14 +58,17 @@ bool DeviceMemory::release(uint64_t address) {
   return true;
 }
 
-DeviceMemory::Range DeviceMemory::find(uint64_t address) const {
+DeviceMemory::Range DeviceMemory::preceding(uint64_t address) const {
   auto after = live.upper_bound(address);
   if (after == live.begin())
     return {};
   --after;
-  if (address >= after->first + after->second)
-    return {};
   return {after->first, after->first + after->second};
+}
+
+DeviceMemory::Range DeviceMemory::find(uint64_t address) const {
+  Range range = preceding(address);
+  return address < range.end ? range : Range();
 }
 
 } // namespace gpusim

@@ -37,6 +37,9 @@ public:
   };
   /// The live allocation holding `address`, or an empty range.
   Range find(uint64_t address) const;
+  /// The live allocation starting at or before `address` nearest to it,
+  /// whether or not it holds `address`; an empty range if none.
+  Range preceding(uint64_t address) const;
   /// Whether [address, address + bytes) lies in one live allocation.
   bool contains(uint64_t address, uint64_t bytes) const {
     Range range = find(address);

@@ -177,7 +177,9 @@ struct Warp {
 /// whether anything wrote it in the current block.
 struct Shadow {
   uint32_t interval = 0, writtenInBlock = 0;
-  int16_t writer = -1, reader = -1; // -2: several readers
+  // The first two threads that read it.
+  int16_t writer = -1, reader = -1, secondReader = -1;
+  bool severalReaders = false;
 };
 
 class Executor {
@@ -694,24 +696,28 @@ bool Executor::checkGlobal(int lane, uint64_t addr, unsigned bytes,
     cache = range;
     return true;
   }
-  const char *why;
-  if (range.begin)
-    why = "past the end of an allocation";
-  else if (memory.isDeviceAddress(addr))
-    why = "outside every live allocation (freed, or never allocated)";
-  else
-    why = "not a device address (a host pointer?)";
-  raise(kIllegalAddress, lane,
-        "out-of-bounds %u-byte global %s at address 0x%llx, %s%s", bytes,
-        isWrite ? "write" : "read", (unsigned long long)addr, why,
-        range.begin ? "" : "");
-  if (range.begin) {
-    char extra[128];
-    std::snprintf(extra, sizeof(extra), " [0x%llx, 0x%llx)",
-                  (unsigned long long)range.begin,
-                  (unsigned long long)range.end);
-    fault.message += extra;
+  // Within an allocation's last page or the guard page after it: past its
+  // end. Elsewhere: freed, never allocated, or not device memory.
+  if (!range.begin) {
+    DeviceMemory::Range before = memory.preceding(addr);
+    if (before.begin && addr < (before.end + 4095) / 4096 * 4096 + 4096)
+      range = before;
   }
+  if (range.begin) {
+    raise(kIllegalAddress, lane,
+          "out-of-bounds %u-byte global %s at address 0x%llx, %llu bytes "
+          "past the end of an allocation [0x%llx, 0x%llx)",
+          bytes, isWrite ? "write" : "read", (unsigned long long)addr,
+          (unsigned long long)(addr + bytes - range.end),
+          (unsigned long long)range.begin, (unsigned long long)range.end);
+    return false;
+  }
+  raise(kIllegalAddress, lane,
+        "out-of-bounds %u-byte global %s at address 0x%llx, %s", bytes,
+        isWrite ? "write" : "read", (unsigned long long)addr,
+        memory.isDeviceAddress(addr)
+            ? "outside every live allocation (freed, or never allocated)"
+            : "not a device address (a host pointer?)");
   return false;
 }
 
@@ -731,52 +737,6 @@ bool Executor::sharedAccess(int lane, uint64_t addr, unsigned bytes,
           shared.size());
     return false;
   }
-  auto thread = int16_t(warp->index * 32 + lane);
-  for (unsigned i = 0; i < bytes; ++i) {
-    Shadow &byte = shadow[addr + i];
-    if (byte.interval != interval) {
-      byte.interval = interval;
-      byte.writer = byte.reader = -1;
-    }
-    if (isWrite) {
-      int16_t other = byte.writer >= 0 && byte.writer != thread ? byte.writer
-                      : byte.reader == -2 ? int16_t(-2)
-                      : byte.reader >= 0 && byte.reader != thread
-                          ? byte.reader
-                          : int16_t(-1);
-      if (other != -1) {
-        raise(kLaunchFailed, lane,
-              "shared-memory race: write of shared address 0x%llx after a "
-              "%s by %s%d with no barrier between",
-              (unsigned long long)(addr + i),
-              byte.writer >= 0 && byte.writer != thread ? "write" : "read",
-              other == -2 ? "several threads, e.g. thread " : "thread ",
-              other == -2 ? byte.writer : other);
-        return false;
-      }
-      byte.writer = thread;
-      byte.writtenInBlock = block;
-    } else {
-      if (byte.writtenInBlock != block) {
-        raise(kLaunchFailed, lane,
-              "read of uninitialized shared memory at shared address 0x%llx "
-              "(nothing in this block wrote it)",
-              (unsigned long long)(addr + i));
-        return false;
-      }
-      if (byte.writer >= 0 && byte.writer != thread) {
-        raise(kLaunchFailed, lane,
-              "shared-memory race: read of shared address 0x%llx written by "
-              "thread %d with no barrier between",
-              (unsigned long long)(addr + i), byte.writer);
-        return false;
-      }
-      if (byte.reader == -1)
-        byte.reader = thread;
-      else if (byte.reader != thread)
-        byte.reader = -2;
-    }
-  }
   // A cp.async whose wait has not come yet still owns its bytes.
   if (pendingCopies)
     for (const Warp &other : warps)
@@ -791,6 +751,58 @@ bool Executor::sharedAccess(int lane, uint64_t addr, unsigned bytes,
                   other.index * 32 + owner);
             return false;
           }
+  auto thread = int16_t(warp->index * 32 + lane);
+  for (unsigned i = 0; i < bytes; ++i) {
+    Shadow &byte = shadow[addr + i];
+    auto location = (unsigned long long)(addr + i);
+    if (byte.interval != interval) {
+      byte.interval = interval;
+      byte.writer = byte.reader = byte.secondReader = -1;
+      byte.severalReaders = false;
+    }
+    if (isWrite) {
+      if (byte.writer >= 0 && byte.writer != thread) {
+        raise(kLaunchFailed, lane,
+              "shared-memory race: write of shared address 0x%llx after a "
+              "write by thread %d with no barrier between",
+              location, byte.writer);
+        return false;
+      }
+      if (byte.reader >= 0 && (byte.reader != thread || byte.severalReaders)) {
+        raise(kLaunchFailed, lane,
+              "shared-memory race: write of shared address 0x%llx after a "
+              "read by %s%d with no barrier between",
+              location,
+              byte.severalReaders ? "several threads, e.g. thread "
+                                  : "thread ",
+              byte.reader != thread ? byte.reader : byte.secondReader);
+        return false;
+      }
+      byte.writer = thread;
+      byte.writtenInBlock = block;
+      continue;
+    }
+    if (byte.writtenInBlock != block) {
+      raise(kLaunchFailed, lane,
+            "read of uninitialized shared memory at shared address 0x%llx "
+            "(nothing in this block wrote it)",
+            location);
+      return false;
+    }
+    if (byte.writer >= 0 && byte.writer != thread) {
+      raise(kLaunchFailed, lane,
+            "shared-memory race: read of shared address 0x%llx written by "
+            "thread %d with no barrier between",
+            location, byte.writer);
+      return false;
+    }
+    if (byte.reader == -1)
+      byte.reader = thread;
+    else if (byte.reader != thread && !byte.severalReaders) {
+      byte.severalReaders = true;
+      byte.secondReader = thread;
+    }
+  }
   return true;
 }
 
