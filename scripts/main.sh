@@ -3,7 +3,8 @@
 # (examples/mlp.mlir) on the CPU with mixed precision -- FP16 with FP32
 # master weights and dynamic loss scaling -- next to FP32 and BF16 runs of
 # the same model, then prints the test accuracies, the precision report of
-# the AMP train step and its memory report against FP32.
+# the AMP train step and its memory report against FP32; finally it emits
+# the AMP step's CUDA binary and trains it on the GPU simulator.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -61,7 +62,8 @@ PY
 
 # The same AMP train step as a CUDA binary: tensor-core kernels for sm_80
 # and sm_90 in one fatbin, the same C ABI. It runs where there is an NVIDIA
-# GPU and driver; here mixprec-run reports that there is none.
+# GPU and driver; here it runs on the GPU simulator (runtime/gpusim), which
+# MIXPREC_LIBCUDA selects, and trains to the CPU library's accuracy.
 echo "== CUDA binary of the AMP (f16) train step"
 cuda=${CUDA_PATH:-/usr/local/cuda}
 if [ -x "$cuda/bin/ptxas" ]; then
@@ -76,10 +78,21 @@ if [ -x "$cuda/bin/ptxas" ]; then
   echo "  tensor-core instructions in its sm_90 PTX:" \
     "$(grep -c 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32' "$out/mlp_f16_sm_90.ptx") mma.sync," \
     "$(grep -c 'ldmatrix.sync.aligned' "$out/mlp_f16_sm_90.ptx") ldmatrix"
-  "$MIXPREC_BUILD/bin/mixprec-run" train "$out/libmlp_f16_cuda.so" \
+  echo "== the CUDA binary trained on the GPU simulator"
+  MIXPREC_LIBCUDA=$MIXPREC_BUILD/lib/libmixprec_gpusim.so \
+    MIXPREC_GPUSIM_REPORT=$out/gpusim_report.json \
+    "$MIXPREC_BUILD/bin/mixprec-run" train "$out/libmlp_f16_cuda.so" \
     --data "$out/x_train.npy" --data "$out/y_train.npy" --lr 0.1 \
-    --steps 600 --log-every 100 ||
-    echo "  (no GPU here: the binary says so and exits non-zero)"
+    --steps 600 --log-every 100 --eval predict \
+    --eval-data "$out/x_test.npy" --eval-labels "$out/y_test.npy"
+  /usr/bin/python3 - "$out/gpusim_report.json" <<'PY'
+import json, sys
+total = json.load(open(sys.argv[1]))["total"]
+print("  simulated: %d launches, %d warp instructions, %d mma.sync "
+      "(%.3g tensor-core FLOPs), %d shared bank conflicts" % (
+          total["launches"], total["warp_instructions"], total["mma_sync"],
+          total["tensor_core_flops"], total["shared_bank_conflicts"]))
+PY
 else
   echo "  skipped: no CUDA toolkit at $cuda (set CUDA_PATH)"
 fi

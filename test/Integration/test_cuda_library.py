@@ -3,7 +3,8 @@ MLP's AMP train step compiled with --target=cuda runs its host code against
 a stand-in libcuda (unittests/FakeCuda.cpp, whose kernels do nothing), so
 every error path of a real step -- no driver, out of device memory, a failing
 launch -- is exercised through the public C ABI: a clear error, a non-zero
-status, and the trainer's state untouched."""
+status, and the trainer's state untouched. A real kernel fault runs on the
+GPU simulator (runtime/gpusim)."""
 import os
 import re
 import shutil
@@ -121,3 +122,54 @@ def test_mixprec_run_trains_a_cuda_library(cuda_library, tmp_path):
                              env=environment)
     assert refused.returncode == 1
     assert "no CUDA driver on this machine" in refused.stderr
+
+
+# A kernel fault on the GPU simulator: a label past the classes makes the
+# loss kernel read a logit outside the logits' allocation (the lowering does
+# not check labels; on the CPU the same read goes unnoticed).
+GPUSIM = os.path.join(BUILD, "lib", "libmixprec_gpusim.so")
+CLASSIFIER = """
+mixprec.parameter @w : tensor<3x4xf32> = #mixprec.normal<mean = 0.0, std = 1.0, seed = 1>
+mixprec.parameter @b : tensor<3xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<8x4xf32>, %labels: tensor<8xi32>) -> tensor<f32> {
+  %w = mixprec.read @w : tensor<3x4xf32>
+  %b = mixprec.read @b : tensor<3xf32>
+  %logits = mixprec.linear %x, %w, %b : tensor<8x4xf32>, tensor<3x4xf32>, tensor<3xf32> -> tensor<8x3xf32>
+  %l = mixprec.softmax_cross_entropy %logits, %labels : tensor<8x3xf32>, tensor<8xi32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
+"""
+
+
+@pytest.mark.skipif(not os.path.exists(GPUSIM), reason="needs the simulator")
+def test_a_kernel_fault_on_the_simulator_leaves_the_state(tmp_path,
+                                                          monkeypatch):
+    source = tmp_path / "classifier.mlir"
+    source.write_text(CLASSIFIER)
+    library = str(tmp_path / "libclassifier.so")
+    mixprec.compile_file(source, library, ["--target=cuda", "--arch=sm_90",
+                                           "--autodiff"])
+    monkeypatch.setenv("MIXPREC_LIBCUDA", os.path.abspath(GPUSIM))
+    trainer = mixprec.Model(library).trainer("train", seed=1)
+    x = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)
+    labels = np.arange(8, dtype=np.int32) % 3
+    trainer.step([x, labels], 0.1)  # the simulator runs it
+    before = {name: trainer.get(name).tobytes()
+              for name in ("w", "b", "w.momentum_buffer", "train.step_count",
+                           "rng_state")}
+    labels[5] = 1000
+    with pytest.raises(mixprec.ModelError) as error:
+        trainer.step([x, labels], 0.1)
+    message = str(error.value)
+    assert "an illegal memory access was encountered" in message
+    assert "CUDA_ERROR_ILLEGAL_ADDRESS" in message
+    # The simulator's account: what, which kernel, where, which thread.
+    assert re.search(r"gpusim: out-of-bounds 4-byte global read at address "
+                     r"0x[0-9a-f]+, \d+ bytes past the end of an allocation "
+                     r".* in kernel 'train_kernel_\d+' at PTX line \d+ "
+                     r"\(ld\.global", message), message
+    assert "block (0,0,0), thread (0,0,0)" in message
+    after = {name: trainer.get(name).tobytes() for name in before}
+    assert after == before
+    assert trainer.step_count == 1
