@@ -12,7 +12,8 @@ status=0
 # such file. One that crashes before writing its report is recorded as one
 # failure, so a missing report cannot pass silently.
 echo "== unit tests"
-for unittest in MixprecUnitTests MixprecModelRuntimeTests MixprecCudaRuntimeTests; do
+for unittest in MixprecUnitTests MixprecModelRuntimeTests MixprecCudaRuntimeTests \
+    MixprecGpusimTests; do
   report=$results/$unittest.gtest.json
   "$MIXPREC_BUILD/unittests/$unittest" --gtest_output="json:$report" ||
     status=1

@@ -644,7 +644,7 @@ uint64_t Executor::special(Special which, int lane) const {
 inline uint64_t Executor::read(const Operand &operand, int lane) const {
   switch (operand.kind) {
   case Operand::Reg:
-    return regs[size_t(operand.reg) * 32 + lane];
+    return regs[size_t(operand.reg) * 32 + lane] ^ uint64_t(operand.negated);
   case Operand::Imm:
     return operand.imm + (operand.frameRelative ? frame->localBase : 0);
   case Operand::Special:
@@ -1402,13 +1402,27 @@ void Executor::integerOp(const Instruction &in, uint32_t lanes) {
     }
     return;
   case Op::Sub:
-    each(mask, [&](int lane) { return a(lane) - b(lane); });
+    if (in.sat) { // sub.sat.s32
+      int64_t high = int64_t(mask >> 1), low = -high - 1;
+      each(mask, [&](int lane) {
+        return uint64_t(std::min(std::max(sa(lane) - sb(lane), low), high));
+      });
+    } else {
+      each(mask, [&](int lane) { return a(lane) - b(lane); });
+    }
     return;
   case Op::Mul:
   case Op::Mad: {
     bool add = in.op == Op::Mad;
     auto addend = [&](int lane) { return add ? read(z, lane) : 0; };
-    if (in.mulMode == MulMode::Hi)
+    if (in.mulMode == MulMode::Hi && in.sat) { // mad.hi.sat.s32
+      int64_t high = int64_t(mask >> 1), low = -high - 1;
+      each(mask, [&](int lane) {
+        int64_t top = int64_t(__int128(sa(lane)) * sb(lane) >> bits);
+        int64_t sum = top + signExtend(read(z, lane), bytes);
+        return uint64_t(std::min(std::max(sum, low), high));
+      });
+    } else if (in.mulMode == MulMode::Hi)
       each(mask, [&](int lane) {
         return uint64_t(product(lane) >> bits) + addend(lane);
       });
@@ -1561,22 +1575,26 @@ void Executor::floatOp(const Instruction &in, uint32_t lanes) {
   Type type = in.type;
   Format format = formatOf(type);
   bool ftz = in.ftz && type == Type::F32;
+  // .ftz (f32 and f16): subnormal inputs and results become signed zeros.
+  bool flush = in.ftz && type != Type::F64;
   HostRounding rounding(hostMode(in.round));
+  const uint64_t signBit = 1ull << (format.exponentBits + format.mantissaBits);
+  const uint64_t valueMask = (signBit << 1) - 1;
   for (uint32_t m = lanes; m; m &= m - 1) {
     int lane = __builtin_ctz(m);
-    uint64_t aBits = read(o[1], lane), bBits = 0, cBits = 0;
+    uint64_t aBits = read(o[1], lane) & valueMask, bBits = 0, cBits = 0;
     if (in.numOperands > 2)
-      bBits = read(o[2], lane);
+      bBits = read(o[2], lane) & valueMask;
     if (in.numOperands > 3)
-      cBits = read(o[3], lane);
+      cBits = read(o[3], lane) & valueMask;
+    if (flush) {
+      aBits = flushSubnormal(aBits, format);
+      bBits = flushSubnormal(bBits, format);
+      cBits = flushSubnormal(cBits, format);
+    }
     uint64_t result = 0;
     // Sign operations work on the bits.
-    uint64_t signBit = 1ull << (format.exponentBits + format.mantissaBits);
-    uint64_t valueMask = (signBit << 1) - 1;
     if (in.op == Op::Neg || in.op == Op::Abs || in.op == Op::Copysign) {
-      aBits &= valueMask;
-      if (ftz)
-        aBits = flushSubnormal(aBits, format);
       if (in.op == Op::Neg)
         result = isNaN(aBits, format) ? aBits : aBits ^ signBit;
       else if (in.op == Op::Abs)
@@ -1597,7 +1615,7 @@ void Executor::floatOp(const Instruction &in, uint32_t lanes) {
       double r = minMax(a, b, in.op == Op::Max, in.nanMode, nan);
       result = nan ? canonicalNaN(format)
                    : roundDouble(r, format, Rounding::NearestEven);
-      write(o[0], lane, result);
+      write(o[0], lane, flush ? flushSubnormal(result, format) : result);
       continue;
     }
     if (type == Type::F32) {
@@ -1721,7 +1739,7 @@ void Executor::floatOp(const Instruction &in, uint32_t lanes) {
         r = std::isnan(r) ? 0.0 : std::min(std::max(r, 0.0), 1.0);
       result = roundDouble(r, format, roundingOf(in.round));
     }
-    write(o[0], lane, result);
+    write(o[0], lane, flush ? flushSubnormal(result, format) : result);
   }
 }
 
@@ -1782,12 +1800,12 @@ void Executor::compare(const Instruction &in, uint32_t lanes) {
     uint64_t b = read(o[sources + 1], lane) & widthMask(bytes);
     bool result;
     if (isFloat(type)) {
-      double x = toHost(a, type), y = toHost(b, type);
-      if (in.ftz && type == Type::F32) {
-        x = flushF32(float(x), true);
-        y = flushF32(float(y), true);
+      if (in.ftz && type != Type::F64) {
+        a = flushSubnormal(a, formatOf(type));
+        b = flushSubnormal(b, formatOf(type));
       }
-      result = isFloatCompareTrue(in.compare, x, y);
+      result = isFloatCompareTrue(in.compare, toHost(a, type),
+                                  toHost(b, type));
     } else {
       bool sign = isSigned(type);
       int64_t sa = signExtend(a, bytes), sb = signExtend(b, bytes);

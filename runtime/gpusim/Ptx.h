@@ -78,6 +78,7 @@ struct Operand {
   uint32_t first = 0, count = 0;
   // imm is an offset in the current frame's .local area.
   bool frameRelative = false;
+  bool negated = false; // !%p: a predicate's complement
 };
 
 constexpr uint32_t kNoReg = ~0u;
@@ -125,7 +126,7 @@ struct Function {
   uint32_t maxThreads = 0;    // .maxntid or .reqntid, 0 when not given
   std::vector<Instruction> code;
   std::vector<uint32_t> vectorRegs; // Operand::Vector's registers
-  std::vector<std::string> regNames;
+  std::vector<Type> regTypes;
   bool usesCalls = false;
 };
 

@@ -289,7 +289,7 @@ private:
   bool parseCall(Instruction &instruction);
   bool lookupRegister(const std::string &name, uint32_t &index);
   const Variable *lookupVariable(const std::string &name);
-  uint32_t addRegister(const std::string &name);
+  uint32_t addRegister(const std::string &name, Type type);
   void skipLine(uint32_t line) {
     while (peek().kind != Token::End && peek().line == line)
       next();
@@ -322,10 +322,12 @@ bool Parser::parseNumber(const std::string &text, uint64_t &value,
   }
   bool isHex = text.size() > 2 && (text[1] == 'x' || text[1] == 'X');
   bool isBinary = text.size() > 2 && (text[1] == 'b' || text[1] == 'B');
+  // PTX reads a leading 0 as octal.
+  bool isOctal = !isHex && !isBinary && text.size() > 1 && text[0] == '0';
   if (isBinary)
     value = std::strtoull(start + 2, &end, 2);
   else
-    value = std::strtoull(start, &end, isHex ? 16 : 10);
+    value = std::strtoull(start, &end, isHex ? 16 : isOctal ? 8 : 10);
   // An unsigned suffix is allowed.
   if (*end == 'U' || *end == 'u')
     ++end;
@@ -648,17 +650,18 @@ bool Parser::parseVariable(Space space, bool atModuleScope, bool isExtern) {
   return true;
 }
 
-uint32_t Parser::addRegister(const std::string &name) {
+uint32_t Parser::addRegister(const std::string &name, Type type) {
   uint32_t index = function->numRegs++;
   registerScopes.back()[name] = index;
-  function->regNames.push_back(name);
+  function->regTypes.push_back(type);
   return index;
 }
 
 bool Parser::parseRegisters() {
   // .reg .type name<count>; or .reg .type a, b, c;
-  if (peek().kind != Token::Ident || typeNamed(peek().text.substr(1)) ==
-                                         Type::None)
+  Type type = peek().kind == Token::Ident ? typeNamed(peek().text.substr(1))
+                                          : Type::None;
+  if (type == Type::None)
     return fail("expected a register type, found '%s'", peek().text.c_str());
   next();
   do {
@@ -672,9 +675,9 @@ bool Parser::parseRegisters() {
       if (count > (1u << 20))
         return fail("too many registers");
       for (uint64_t i = 0; i < count; ++i)
-        addRegister(name + std::to_string(i));
+        addRegister(name + std::to_string(i), type);
     } else {
-      addRegister(name);
+      addRegister(name, type);
     }
   } while (accept(","));
   return expect(";");
@@ -889,7 +892,8 @@ bool Parser::parseOpcode(const std::string &text, Instruction &instruction) {
                                               : ShflMode::Idx;
     } else if (op == Op::Membar &&
                (part == "gl" || part == "cta" || part == "sys" ||
-                part == "sc" || part == "acq_rel")) {
+                part == "gpu" || part == "cluster" || part == "sc" ||
+                part == "acq_rel")) {
     } else {
       return unsupported(part);
     }
@@ -1013,6 +1017,19 @@ bool Parser::parseOperand(Instruction &instruction, Operand &operand) {
   }
   if (accept("_")) {
     operand.kind = Operand::Sink;
+    return true;
+  }
+  if (accept("!")) {
+    // {!}c: the complement of a predicate source.
+    uint32_t index;
+    if (peek().kind != Token::Ident || !lookupRegister(peek().text, index) ||
+        function->regTypes[index] != Type::Pred)
+      return fail("'!' applies to a predicate register, not '%s'",
+                  peek().text.c_str());
+    next();
+    operand.kind = Operand::Reg;
+    operand.reg = index;
+    operand.negated = true;
     return true;
   }
   if (peek().kind != Token::Ident)
