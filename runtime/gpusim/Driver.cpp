@@ -255,8 +255,7 @@ CUresult allocate(CUdeviceptr *pointer, size_t bytes) {
 
 CUresult release(CUdeviceptr pointer) {
   WITH_CONTEXT(context);
-  if (!context->allocations.erase(pointer) ||
-      !device().memory.release(pointer))
+  if (!context->allocations.erase(pointer) || !device().memory.release(pointer))
     return CUDA_ERROR_INVALID_VALUE;
   return CUDA_SUCCESS;
 }
@@ -326,8 +325,8 @@ CUresult launch(Kernel *kernel, const unsigned grid[3], const unsigned block[3],
     return CUDA_ERROR_INVALID_HANDLE;
   const Function &function = *kernel->function;
   unsigned threads = block[0] * block[1] * block[2];
-  if (!grid[0] || !grid[1] || !grid[2] || !block[0] || !block[1] ||
-      !block[2] || grid[1] > 65535 || grid[2] > 65535 || block[2] > 64 ||
+  if (!grid[0] || !grid[1] || !grid[2] || !block[0] || !block[1] || !block[2] ||
+      grid[1] > 65535 || grid[2] > 65535 || block[2] > 64 ||
       uint64_t(block[0]) * block[1] * block[2] > kMaxThreadsPerBlock)
     return failWith(CUDA_ERROR_INVALID_VALUE,
                     "gpusim: launch of '" + function.name +
@@ -467,7 +466,7 @@ API CUresult cuDeviceGetAttribute(int *value, int attribute, int handle) {
   case 16: // multiprocessors
     *value = 1;
     return CUDA_SUCCESS;
-  case 41: // unified addressing
+  case 41:  // unified addressing
   case 115: // memory pools supported
     *value = 1;
     return CUDA_SUCCESS;
@@ -568,7 +567,7 @@ API CUresult cuModuleLoadData(void **module, const void *image) {
 }
 
 API CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned,
-                            void *, void **) {
+                                void *, void **) {
   LOCK;
   return loadModule(reinterpret_cast<LoadedModule **>(module), image);
 }
@@ -584,10 +583,12 @@ API CUresult cuModuleUnload(void *handle) {
   return CUDA_ERROR_INVALID_HANDLE;
 }
 
-API CUresult cuModuleGetFunction(void **function, void *handle, const char *name) {
+API CUresult cuModuleGetFunction(void **function, void *handle,
+                                 const char *name) {
   LOCK;
   WITH_CONTEXT(context);
-  LoadedModule *module = findModule(context, static_cast<LoadedModule *>(handle));
+  LoadedModule *module =
+      findModule(context, static_cast<LoadedModule *>(handle));
   if (!module)
     return CUDA_ERROR_INVALID_HANDLE;
   if (!function || !name)
@@ -667,7 +668,7 @@ API CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
 }
 
 API CUresult cuMemcpyHtoD_v2(CUdeviceptr destination, const void *source,
-                         size_t bytes) {
+                             size_t bytes) {
   LOCK;
   WITH_CONTEXT(context);
   if (!isDeviceRange(destination, bytes))
@@ -675,7 +676,8 @@ API CUresult cuMemcpyHtoD_v2(CUdeviceptr destination, const void *source,
   return copy(destination, reinterpret_cast<uint64_t>(source), bytes);
 }
 
-API CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source, size_t bytes) {
+API CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source,
+                             size_t bytes) {
   LOCK;
   WITH_CONTEXT(context);
   if (!isDeviceRange(source, bytes))
@@ -684,60 +686,61 @@ API CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source, size_t bytes
 }
 
 API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination, const void *source,
-                              size_t bytes, void *) {
+                                  size_t bytes, void *) {
   return cuMemcpyHtoD_v2(destination, source, bytes);
 }
 
 API CUresult cuMemcpyDtoHAsync_v2(void *destination, CUdeviceptr source,
-                              size_t bytes, void *) {
+                                  size_t bytes, void *) {
   return cuMemcpyDtoH_v2(destination, source, bytes);
 }
 
-API CUresult cuMemcpy(CUdeviceptr destination, CUdeviceptr source, size_t bytes) {
+API CUresult cuMemcpy(CUdeviceptr destination, CUdeviceptr source,
+                      size_t bytes) {
   LOCK;
   WITH_CONTEXT(context);
   return copy(destination, source, bytes);
 }
 
 API CUresult cuMemcpyAsync(CUdeviceptr destination, CUdeviceptr source,
-                       size_t bytes, void *) {
+                           size_t bytes, void *) {
   LOCK;
   WITH_CONTEXT(context);
   return copy(destination, source, bytes);
 }
 
 API CUresult cuMemsetD8_v2(CUdeviceptr destination, unsigned char value,
-                       size_t count) {
+                           size_t count) {
   LOCK;
   WITH_CONTEXT(context);
   return fill<uint8_t>(destination, value, count);
 }
 
 API CUresult cuMemsetD32Async(CUdeviceptr destination, unsigned value,
-                          size_t count, void *) {
+                              size_t count, void *) {
   LOCK;
   WITH_CONTEXT(context);
   return fill<uint32_t>(destination, value, count);
 }
 
 API CUresult cuMemsetD16Async(CUdeviceptr destination, unsigned short value,
-                          size_t count, void *) {
+                              size_t count, void *) {
   LOCK;
   WITH_CONTEXT(context);
   return fill<uint16_t>(destination, value, count);
 }
 
 API CUresult cuMemsetD8Async(CUdeviceptr destination, unsigned char value,
-                         size_t count, void *) {
+                             size_t count, void *) {
   LOCK;
   WITH_CONTEXT(context);
   return fill<uint8_t>(destination, value, count);
 }
 
 API CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
-                        unsigned gridZ, unsigned blockX, unsigned blockY,
-                        unsigned blockZ, unsigned sharedBytes, void *,
-                        void **parameters, void **extra) {
+                            unsigned gridZ, unsigned blockX, unsigned blockY,
+                            unsigned blockZ, unsigned sharedBytes, void *,
+                            void **parameters, void **extra) {
   LOCK;
   const unsigned grid[3] = {gridX, gridY, gridZ};
   const unsigned block[3] = {blockX, blockY, blockZ};

@@ -185,8 +185,8 @@ struct Shadow {
 class Executor {
 public:
   Executor(const Module &module, const Function &kernel,
-           const LaunchConfig &config, DeviceMemory &memory,
-           KernelStats &stats, Fault &fault)
+           const LaunchConfig &config, DeviceMemory &memory, KernelStats &stats,
+           Fault &fault)
       : module(module), kernel(kernel), config(config), memory(memory),
         stats(stats), fault(fault) {}
 
@@ -239,8 +239,7 @@ private:
   uint64_t address(const Operand &operand, int lane) const {
     uint64_t base =
         operand.reg == kNoReg ? 0 : regs[size_t(operand.reg) * 32 + lane];
-    return base + operand.imm +
-           (operand.frameRelative ? frame->localBase : 0);
+    return base + operand.imm + (operand.frameRelative ? frame->localBase : 0);
   }
 
   // Memory. Each returns false after raising a fault.
@@ -305,14 +304,13 @@ void Executor::raise(int code, int lane, const char *format, ...) {
   std::string where = frame && frame->function != &kernel
                           ? std::string(" (in function '") + function + "')"
                           : std::string();
-  std::snprintf(message, sizeof(message),
-                "gpusim: %s in kernel '%s'%s at PTX line %u (%s), block "
-                "(%u,%u,%u), thread (%u,%u,%u)",
-                detail, kernel.name.c_str(), where.c_str(), line,
-                lineText(line).c_str(), ctaid[0], ctaid[1], ctaid[2],
-                warp ? warp->tid[0][lane & 31] : 0,
-                warp ? warp->tid[1][lane & 31] : 0,
-                warp ? warp->tid[2][lane & 31] : 0);
+  std::snprintf(
+      message, sizeof(message),
+      "gpusim: %s in kernel '%s'%s at PTX line %u (%s), block "
+      "(%u,%u,%u), thread (%u,%u,%u)",
+      detail, kernel.name.c_str(), where.c_str(), line, lineText(line).c_str(),
+      ctaid[0], ctaid[1], ctaid[2], warp ? warp->tid[0][lane & 31] : 0,
+      warp ? warp->tid[1][lane & 31] : 0, warp ? warp->tid[2][lane & 31] : 0);
   fault.code = code;
   fault.message = message;
 }
@@ -326,16 +324,15 @@ void Executor::run() {
   uint32_t warpCount = (blockThreads + 31) / 32;
   warps.resize(warpCount);
   stats.launches += 1;
-  stats.threads += uint64_t(blockThreads) * config.grid[0] * config.grid[1] *
-                   config.grid[2];
+  stats.threads +=
+      uint64_t(blockThreads) * config.grid[0] * config.grid[1] * config.grid[2];
   // The host's floating-point environment is the caller's: PTX arithmetic
   // keeps subnormals and rounds to nearest unless an instruction says.
   unsigned savedCsr = _mm_getcsr();
   _mm_setcsr(0x1f80);
   for (ctaid[2] = 0; ctaid[2] < config.grid[2] && !fault.code; ++ctaid[2])
     for (ctaid[1] = 0; ctaid[1] < config.grid[1] && !fault.code; ++ctaid[1])
-      for (ctaid[0] = 0; ctaid[0] < config.grid[0] && !fault.code;
-           ++ctaid[0])
+      for (ctaid[0] = 0; ctaid[0] < config.grid[0] && !fault.code; ++ctaid[0])
         runBlock();
   _mm_setcsr(savedCsr);
 }
@@ -494,8 +491,7 @@ bool Executor::requireWholeWarp(const Instruction &in, uint32_t lanes,
   return false;
 }
 
-void Executor::branch(const Instruction &in, uint32_t active,
-                      uint32_t taken) {
+void Executor::branch(const Instruction &in, uint32_t active, uint32_t taken) {
   Entry &top = frame->stack.back();
   uint32_t target = uint32_t(in.operands[0].imm);
   if (taken == active) {
@@ -588,8 +584,8 @@ bool Executor::returnFromCall(Warp &w) {
     std::vector<uint8_t> &memory = w.frameMemory[lane];
     if (lanes >> lane & 1)
       for (uint32_t i = 0; i < results.count; ++i) {
-        uint32_t to = caller.frameBase +
-                      caller.function->vectorRegs[results.first + i];
+        uint32_t to =
+            caller.frameBase + caller.function->vectorRegs[results.first + i];
         const Function::Param &result = callee.returns[i];
         std::memcpy(&memory[to], &memory[done.frameBase + result.offset],
                     result.bytes);
@@ -773,8 +769,7 @@ bool Executor::sharedAccess(int lane, uint64_t addr, unsigned bytes,
               "shared-memory race: write of shared address 0x%llx after a "
               "read by %s%d with no barrier between",
               location,
-              byte.severalReaders ? "several threads, e.g. thread "
-                                  : "thread ",
+              byte.severalReaders ? "several threads, e.g. thread " : "thread ",
               byte.reader != thread ? byte.reader : byte.secondReader);
         return false;
       }
@@ -811,7 +806,8 @@ bool Executor::frameAccess(std::vector<uint8_t> &memory, uint32_t base,
                            const char *what) {
   if (addr % bytes || base + addr + bytes > memory.size() ||
       addr > memory.size()) {
-    raise(kIllegalAddress, lane, "%s access of %u bytes at offset 0x%llx "
+    raise(kIllegalAddress, lane,
+          "%s access of %u bytes at offset 0x%llx "
           "outside the thread's %zu bytes",
           what, bytes, (unsigned long long)addr, memory.size() - base);
     return false;
@@ -1066,8 +1062,8 @@ void Executor::ldmatrix(const Instruction &in, uint32_t lanes) {
   const Operand &out = in.operands[0];
   unsigned matrices = in.vectorWidth;
   if (out.kind != Operand::Vector || out.count != matrices) {
-    raise(kIllegalInstruction, 0, "ldmatrix .x%u needs %u registers",
-          matrices, matrices);
+    raise(kIllegalInstruction, 0, "ldmatrix .x%u needs %u registers", matrices,
+          matrices);
     return;
   }
   // Thread 8*i + r gives the address of row r of matrix i.
@@ -1243,7 +1239,8 @@ void Executor::cpAsync(const Instruction &in, uint32_t lanes) {
   for (uint32_t m = lanes; m; m &= m - 1) {
     int lane = __builtin_ctz(m);
     auto bytes = unsigned(read(in.operands[2], lane));
-    if ((bytes != 4 && bytes != 8 && bytes != 16) || (in.trans && bytes != 16)) {
+    if ((bytes != 4 && bytes != 8 && bytes != 16) ||
+        (in.trans && bytes != 16)) {
       raise(kIllegalInstruction, lane, "cp.async of %u bytes", bytes);
       return;
     }
@@ -1427,9 +1424,8 @@ void Executor::integerOp(const Instruction &in, uint32_t lanes) {
         return uint64_t(product(lane) >> bits) + addend(lane);
       });
     else if (in.mulMode == MulMode::Wide)
-      each(widthMask(2 * bytes), [&](int lane) {
-        return uint64_t(product(lane)) + addend(lane);
-      });
+      each(widthMask(2 * bytes),
+           [&](int lane) { return uint64_t(product(lane)) + addend(lane); });
     else if (bytes <= 4 && !sign) // the common case, without 128 bits
       each(mask, [&](int lane) { return a(lane) * b(lane) + addend(lane); });
     else
@@ -1474,9 +1470,7 @@ void Executor::integerOp(const Instruction &in, uint32_t lanes) {
     each(mask, [&](int lane) { return 0 - a(lane); });
     return;
   case Op::Abs:
-    each(mask, [&](int lane) {
-      return sa(lane) < 0 ? 0 - a(lane) : a(lane);
-    });
+    each(mask, [&](int lane) { return sa(lane) < 0 ? 0 - a(lane) : a(lane); });
     return;
   case Op::And:
     each(mask, [&](int lane) { return a(lane) & b(lane); });
@@ -1804,8 +1798,7 @@ void Executor::compare(const Instruction &in, uint32_t lanes) {
         a = flushSubnormal(a, formatOf(type));
         b = flushSubnormal(b, formatOf(type));
       }
-      result = isFloatCompareTrue(in.compare, toHost(a, type),
-                                  toHost(b, type));
+      result = isFloatCompareTrue(in.compare, toHost(a, type), toHost(b, type));
     } else {
       bool sign = isSigned(type);
       int64_t sa = signExtend(a, bytes), sb = signExtend(b, bytes);
@@ -1841,8 +1834,7 @@ void Executor::compare(const Instruction &in, uint32_t lanes) {
         result = a >= b;
         break;
       default:
-        raise(kIllegalInstruction, lane,
-              "an unordered comparison of integers");
+        raise(kIllegalInstruction, lane, "an unordered comparison of integers");
         return;
       }
     }
@@ -1877,7 +1869,8 @@ void Executor::convert(const Instruction &in, uint32_t lanes) {
         // Clamp to the destination's range.
         unsigned bits = 8 * toBytes;
         if (toSigned) {
-          int64_t high = bits == 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
+          int64_t high =
+              bits == 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
           int64_t low = -high - 1;
           if (!fromSigned && a > uint64_t(high))
             value = high;
@@ -1921,8 +1914,7 @@ void Executor::convert(const Instruction &in, uint32_t lanes) {
       // .sat clamps to [0, 1] and makes NaN +0.
       if (in.sat)
         value = std::isnan(value) ? 0.0 : std::min(std::max(value, 0.0), 1.0);
-      result = roundDouble(value, toFormat, roundingOf(in.round),
-                           in.satfinite);
+      result = roundDouble(value, toFormat, roundingOf(in.round), in.satfinite);
       if (in.ftz && to == Type::F32)
         result = flushSubnormal(result, toFormat);
     } else if (isFloat(from)) { // float to integer: saturates, NaN is 0
@@ -1948,11 +1940,12 @@ void Executor::convert(const Instruction &in, uint32_t lanes) {
         result = 0;
       } else if (isSigned(to)) {
         double high = std::ldexp(1.0, int(bits) - 1);
-        int64_t v = value >= high ? (bits == 64 ? INT64_MAX
-                                                : (int64_t(1) << (bits - 1)) - 1)
-                    : value < -high ? (bits == 64 ? INT64_MIN
-                                                  : -(int64_t(1) << (bits - 1)))
-                                    : int64_t(value);
+        int64_t v =
+            value >= high
+                ? (bits == 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1)
+            : value < -high
+                ? (bits == 64 ? INT64_MIN : -(int64_t(1) << (bits - 1)))
+                : int64_t(value);
         result = uint64_t(v) & widthMask(toBytes);
       } else {
         double high = std::ldexp(1.0, int(bits));
@@ -2028,8 +2021,8 @@ void Executor::executeSimple(const Instruction &in, uint32_t lanes) {
         int lane = __builtin_ctz(m);
         bool a = read(in.operands[1], lane) & 1;
         bool b = in.numOperands > 2 && (read(in.operands[2], lane) & 1);
-        bool r = in.op == Op::And  ? a && b
-                 : in.op == Op::Or ? a || b
+        bool r = in.op == Op::And   ? a && b
+                 : in.op == Op::Or  ? a || b
                  : in.op == Op::Xor ? a != b
                                     : !a;
         write(in.operands[0], lane, r);

@@ -68,9 +68,9 @@ uint64_t roundExact(bool negative, uint64_t significand, int exponent,
     units >>= 1;
     ++quantum;
   }
-  uint64_t biased =
-      units >> mantissaBits ? uint64_t(quantum + mantissaBits + bias(format))
-                            : 0;
+  uint64_t biased = units >> mantissaBits
+                        ? uint64_t(quantum + mantissaBits + bias(format))
+                        : 0;
   if (biased >= lowBits(format.exponentBits)) {
     if (satfinite)
       return largestFinite(negative, format);
@@ -130,8 +130,8 @@ double toDouble(uint64_t bits, Format format) {
       return negative ? -INFINITY : INFINITY;
     // A NaN: keep the payload's top bits, quiet.
     uint64_t payload = mantissa << (52 - mantissaBits);
-    return bitsToDouble(uint64_t(negative) << 63 | 0x7ffull << 52 |
-                        1ull << 51 | payload);
+    return bitsToDouble(uint64_t(negative) << 63 | 0x7ffull << 52 | 1ull << 51 |
+                        payload);
   }
   if (biased == 0)
     value = std::ldexp(double(mantissa), 1 - bias(format) - mantissaBits);

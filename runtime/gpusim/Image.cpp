@@ -36,7 +36,10 @@ ImageKind extractPtx(const void *image, std::string &ptx) {
   const auto *bytes = static_cast<const uint8_t *>(image);
   if (readAt<uint32_t>(bytes, 0) != kFatbinMagic) {
     const char *text = static_cast<const char *>(image);
-    if (std::memcmp(text, "\x7f" "ELF", 4) == 0)
+    if (std::memcmp(text,
+                    "\x7f"
+                    "ELF",
+                    4) == 0)
       return ImageKind::CubinOnly;
     size_t length = strnlen(text, kMaxFatbinBytes);
     ptx.assign(text, length);
@@ -64,8 +67,7 @@ ImageKind extractPtx(const void *image, std::string &ptx) {
       if (flags & kCompressedFlags) {
         found = ImageKind::CompressedPtx;
       } else {
-        const char *text =
-            reinterpret_cast<const char *>(entry + entryHeader);
+        const char *text = reinterpret_cast<const char *>(entry + entryHeader);
         ptx.assign(text, strnlen(text, payloadBytes));
         found = ImageKind::Ptx;
       }

@@ -19,16 +19,77 @@
 namespace gpusim {
 
 enum class Op : uint8_t {
-  Ld, St, Mov, Cvta, CvtaTo, Add, Sub, Mul, Mad, Fma, Div, Rem, Rcp, Sqrt,
-  Rsqrt, Ex2, Lg2, Sin, Cos, Tanh, Neg, Abs, Min, Max, Copysign, Setp, Selp,
-  Bfe, And, Or, Xor, Not, Shl, Shr, Cvt, Popc, Clz, Brev, Bra, Ret, Exit,
-  Call, BarSync, Ldmatrix, Mma, CpAsync, CpAsyncCommit, CpAsyncWait,
-  Shfl, Membar,
+  Ld,
+  St,
+  Mov,
+  Cvta,
+  CvtaTo,
+  Add,
+  Sub,
+  Mul,
+  Mad,
+  Fma,
+  Div,
+  Rem,
+  Rcp,
+  Sqrt,
+  Rsqrt,
+  Ex2,
+  Lg2,
+  Sin,
+  Cos,
+  Tanh,
+  Neg,
+  Abs,
+  Min,
+  Max,
+  Copysign,
+  Setp,
+  Selp,
+  Bfe,
+  And,
+  Or,
+  Xor,
+  Not,
+  Shl,
+  Shr,
+  Cvt,
+  Popc,
+  Clz,
+  Brev,
+  Bra,
+  Ret,
+  Exit,
+  Call,
+  BarSync,
+  Ldmatrix,
+  Mma,
+  CpAsync,
+  CpAsyncCommit,
+  CpAsyncWait,
+  Shfl,
+  Membar,
 };
 
 enum class Type : uint8_t {
-  None, Pred, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16,
-  BF16, F32, F64,
+  None,
+  Pred,
+  B8,
+  B16,
+  B32,
+  B64,
+  U8,
+  U16,
+  U32,
+  U64,
+  S8,
+  S16,
+  S32,
+  S64,
+  F16,
+  BF16,
+  F32,
+  F64,
 };
 
 /// Bytes of one value of `type` (a predicate counts as one).
@@ -38,13 +99,37 @@ bool isSigned(Type type);
 
 /// Frame: a thread's call frame (a device function's parameters and
 /// results, a call's arguments); Param: a kernel's parameter buffer.
-enum class Space : uint8_t { Generic, Global, Shared, Local, Param, Const, Frame };
+enum class Space : uint8_t {
+  Generic,
+  Global,
+  Shared,
+  Local,
+  Param,
+  Const,
+  Frame
+};
 
 /// Rounding modifiers: .rn .rz .rm .rp and the integer ones .rni ...
 enum class Round : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
 
 enum class Compare : uint8_t {
-  Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Lo,
+  Ls,
+  Hi,
+  Hs,
+  Equ,
+  Neu,
+  Ltu,
+  Leu,
+  Gtu,
+  Geu,
+  Num,
   Nan,
 };
 
@@ -56,8 +141,23 @@ enum class MulMode : uint8_t { None, Lo, Hi, Wide };
 enum class ShflMode : uint8_t { Up, Down, Bfly, Idx };
 
 enum class Special : uint8_t {
-  TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX,
-  NctaidY, NctaidZ, LaneId, WarpId, NwarpId, Clock, Clock64,
+  TidX,
+  TidY,
+  TidZ,
+  NtidX,
+  NtidY,
+  NtidZ,
+  CtaidX,
+  CtaidY,
+  CtaidZ,
+  NctaidX,
+  NctaidY,
+  NctaidZ,
+  LaneId,
+  WarpId,
+  NwarpId,
+  Clock,
+  Clock64,
 };
 
 struct Operand {
@@ -93,10 +193,10 @@ struct Instruction {
   BoolOp boolOp = BoolOp::None;
   MulMode mulMode = MulMode::None;
   ShflMode shflMode = ShflMode::Idx;
-  bool ftz = false, sat = false, satfinite = false, approx = false, nanMode = false,
-       trans = false, uni = false, relu = false,
+  bool ftz = false, sat = false, satfinite = false, approx = false,
+       nanMode = false, trans = false, uni = false, relu = false,
        pairedDestination = false; // setp/shfl: d|p
-  uint8_t vectorWidth = 1; // ld/st .v2/.v4; ldmatrix .x1/.x2/.x4
+  uint8_t vectorWidth = 1;        // ld/st .v2/.v4; ldmatrix .x1/.x2/.x4
   uint8_t numOperands = 0;
   uint32_t guard = kNoReg; // @%p: the predicate register
   bool guardNegated = false;

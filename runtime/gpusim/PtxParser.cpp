@@ -125,11 +125,11 @@ bool tokenize(const std::string &text, std::vector<Token> &tokens,
 
 Type typeNamed(const std::string &name) {
   static const std::unordered_map<std::string, Type> types = {
-      {"pred", Type::Pred}, {"b8", Type::B8},     {"b16", Type::B16},
-      {"b32", Type::B32},   {"b64", Type::B64},   {"u8", Type::U8},
-      {"u16", Type::U16},   {"u32", Type::U32},   {"u64", Type::U64},
-      {"s8", Type::S8},     {"s16", Type::S16},   {"s32", Type::S32},
-      {"s64", Type::S64},   {"f16", Type::F16},   {"bf16", Type::BF16},
+      {"pred", Type::Pred}, {"b8", Type::B8},   {"b16", Type::B16},
+      {"b32", Type::B32},   {"b64", Type::B64}, {"u8", Type::U8},
+      {"u16", Type::U16},   {"u32", Type::U32}, {"u64", Type::U64},
+      {"s8", Type::S8},     {"s16", Type::S16}, {"s32", Type::S32},
+      {"s64", Type::S64},   {"f16", Type::F16}, {"bf16", Type::BF16},
       {"f32", Type::F32},   {"f64", Type::F64},
   };
   auto found = types.find(name);
@@ -138,14 +138,14 @@ Type typeNamed(const std::string &name) {
 
 bool specialNamed(const std::string &name, Special &special) {
   static const std::unordered_map<std::string, Special> specials = {
-      {"%tid.x", Special::TidX},         {"%tid.y", Special::TidY},
-      {"%tid.z", Special::TidZ},         {"%ntid.x", Special::NtidX},
-      {"%ntid.y", Special::NtidY},       {"%ntid.z", Special::NtidZ},
-      {"%ctaid.x", Special::CtaidX},     {"%ctaid.y", Special::CtaidY},
-      {"%ctaid.z", Special::CtaidZ},     {"%nctaid.x", Special::NctaidX},
-      {"%nctaid.y", Special::NctaidY},   {"%nctaid.z", Special::NctaidZ},
-      {"%laneid", Special::LaneId},      {"%warpid", Special::WarpId},
-      {"%nwarpid", Special::NwarpId},    {"%clock", Special::Clock},
+      {"%tid.x", Special::TidX},       {"%tid.y", Special::TidY},
+      {"%tid.z", Special::TidZ},       {"%ntid.x", Special::NtidX},
+      {"%ntid.y", Special::NtidY},     {"%ntid.z", Special::NtidZ},
+      {"%ctaid.x", Special::CtaidX},   {"%ctaid.y", Special::CtaidY},
+      {"%ctaid.z", Special::CtaidZ},   {"%nctaid.x", Special::NctaidX},
+      {"%nctaid.y", Special::NctaidY}, {"%nctaid.z", Special::NctaidZ},
+      {"%laneid", Special::LaneId},    {"%warpid", Special::WarpId},
+      {"%nwarpid", Special::NwarpId},  {"%clock", Special::Clock},
       {"%clock64", Special::Clock64},
   };
   auto found = specials.find(name);
@@ -157,23 +157,31 @@ bool specialNamed(const std::string &name, Special &special) {
 
 bool opNamed(const std::string &name, Op &op) {
   static const std::unordered_map<std::string, Op> ops = {
-      {"ld", Op::Ld},       {"st", Op::St},         {"mov", Op::Mov},
-      {"cvta", Op::Cvta},   {"add", Op::Add},       {"sub", Op::Sub},
-      {"mul", Op::Mul},     {"mad", Op::Mad},       {"fma", Op::Fma},
-      {"div", Op::Div},     {"rem", Op::Rem},       {"rcp", Op::Rcp},
-      {"sqrt", Op::Sqrt},   {"rsqrt", Op::Rsqrt},   {"ex2", Op::Ex2},
-      {"lg2", Op::Lg2},     {"sin", Op::Sin},       {"cos", Op::Cos},
-      {"tanh", Op::Tanh},   {"neg", Op::Neg},       {"abs", Op::Abs},
-      {"min", Op::Min},     {"max", Op::Max},       {"copysign", Op::Copysign},
-      {"setp", Op::Setp},   {"selp", Op::Selp},     {"bfe", Op::Bfe},
-      {"and", Op::And},     {"or", Op::Or},         {"xor", Op::Xor},
-      {"not", Op::Not},     {"shl", Op::Shl},       {"shr", Op::Shr},
-      {"cvt", Op::Cvt},     {"popc", Op::Popc},     {"clz", Op::Clz},
-      {"brev", Op::Brev},   {"bra", Op::Bra},       {"ret", Op::Ret},
-      {"exit", Op::Exit},   {"call", Op::Call},     {"bar", Op::BarSync},
+      {"ld", Op::Ld},           {"st", Op::St},
+      {"mov", Op::Mov},         {"cvta", Op::Cvta},
+      {"add", Op::Add},         {"sub", Op::Sub},
+      {"mul", Op::Mul},         {"mad", Op::Mad},
+      {"fma", Op::Fma},         {"div", Op::Div},
+      {"rem", Op::Rem},         {"rcp", Op::Rcp},
+      {"sqrt", Op::Sqrt},       {"rsqrt", Op::Rsqrt},
+      {"ex2", Op::Ex2},         {"lg2", Op::Lg2},
+      {"sin", Op::Sin},         {"cos", Op::Cos},
+      {"tanh", Op::Tanh},       {"neg", Op::Neg},
+      {"abs", Op::Abs},         {"min", Op::Min},
+      {"max", Op::Max},         {"copysign", Op::Copysign},
+      {"setp", Op::Setp},       {"selp", Op::Selp},
+      {"bfe", Op::Bfe},         {"and", Op::And},
+      {"or", Op::Or},           {"xor", Op::Xor},
+      {"not", Op::Not},         {"shl", Op::Shl},
+      {"shr", Op::Shr},         {"cvt", Op::Cvt},
+      {"popc", Op::Popc},       {"clz", Op::Clz},
+      {"brev", Op::Brev},       {"bra", Op::Bra},
+      {"ret", Op::Ret},         {"exit", Op::Exit},
+      {"call", Op::Call},       {"bar", Op::BarSync},
       {"barrier", Op::BarSync}, {"ldmatrix", Op::Ldmatrix},
-      {"mma", Op::Mma},     {"cp", Op::CpAsync},    {"shfl", Op::Shfl},
-      {"membar", Op::Membar}, {"fence", Op::Membar},
+      {"mma", Op::Mma},         {"cp", Op::CpAsync},
+      {"shfl", Op::Shfl},       {"membar", Op::Membar},
+      {"fence", Op::Membar},
   };
   auto found = ops.find(name);
   if (found == ops.end())
@@ -389,8 +397,7 @@ bool Parser::parseModule() {
       if (!parseVariable(Space::Shared, true, false))
         return false;
     } else if (text == ".global" || text == ".const") {
-      return fail("module-scope %s variables are not supported",
-                  text.c_str());
+      return fail("module-scope %s variables are not supported", text.c_str());
     } else if (text == ".file" || text == ".section" || text == ".loc") {
       skipLine(peek().line);
     } else if (text == ".pragma") {
@@ -437,9 +444,8 @@ bool Parser::parseParamDecl(Function::Param &param, uint32_t &bytes) {
         align = uint32_t(value);
     } else if (modifier == ".ptr") {
       pointer = true;
-    } else if ( modifier == ".global" ||
-               modifier == ".shared" || modifier == ".local" ||
-               modifier == ".const") {
+    } else if (modifier == ".global" || modifier == ".shared" ||
+               modifier == ".local" || modifier == ".const") {
     } else {
       type = typeNamed(modifier.substr(1));
       if (type == Type::None)
@@ -567,9 +573,9 @@ bool Parser::finishFunction() {
     fn.code[fixup.instruction].operands[fixup.operand].imm = found->second;
   }
   // Falling off the end returns.
-  if (fn.code.empty() || (fn.code.back().op != Op::Ret &&
-                          fn.code.back().op != Op::Exit &&
-                          fn.code.back().op != Op::Bra)) {
+  if (fn.code.empty() ||
+      (fn.code.back().op != Op::Ret && fn.code.back().op != Op::Exit &&
+       fn.code.back().op != Op::Bra)) {
     Instruction ret{};
     ret.op = Op::Ret;
     ret.line = fn.code.empty() ? peek().line : fn.code.back().line;
@@ -616,8 +622,7 @@ bool Parser::parseVariable(Space space, bool atModuleScope, bool isExtern) {
       return false;
   }
   if (is("="))
-    return fail("initialized variables are not supported ('%s')",
-                name.c_str());
+    return fail("initialized variables are not supported ('%s')", name.c_str());
   if (!expect(";"))
     return false;
   if (!align)
@@ -776,8 +781,7 @@ bool Parser::parseOpcode(const std::string &text, Instruction &instruction) {
   }
   auto unsupported = [&](const std::string &part) {
     return fail("unsupported PTX instruction '%s'%s%s", text.c_str(),
-                part.empty() ? "" : ": unknown modifier .",
-                part.c_str());
+                part.empty() ? "" : ": unknown modifier .", part.c_str());
   };
   if (!opNamed(parts[0], instruction.op))
     return unsupported("");
@@ -827,7 +831,7 @@ bool Parser::parseOpcode(const std::string &text, Instruction &instruction) {
     } else if (part == "rn" || part == "rz" || part == "rm" || part == "rp" ||
                part == "rni" || part == "rzi" || part == "rmi" ||
                part == "rpi") {
-      static const char *names[] = {"rn", "rz", "rm", "rp",
+      static const char *names[] = {"rn",  "rz",  "rm",  "rp",
                                     "rni", "rzi", "rmi", "rpi"};
       for (int r = 0; r < 8; ++r)
         if (part == names[r])
@@ -870,8 +874,7 @@ bool Parser::parseOpcode(const std::string &text, Instruction &instruction) {
     } else if ((op == Op::Bra || op == Op::Call || op == Op::Ret) &&
                part == "uni") {
       instruction.uni = true;
-    } else if (op == Op::BarSync &&
-               (part == "sync" || part == "aligned")) {
+    } else if (op == Op::BarSync && (part == "sync" || part == "aligned")) {
     } else if (op == Op::Ldmatrix &&
                (part == "sync" || part == "aligned" || part == "m8n8")) {
     } else if (op == Op::Ldmatrix &&
@@ -879,13 +882,12 @@ bool Parser::parseOpcode(const std::string &text, Instruction &instruction) {
       instruction.vectorWidth = uint8_t(part[1] - '0');
     } else if (op == Op::Ldmatrix && part == "trans") {
       instruction.trans = true;
-    } else if (op == Op::Mma && (part == "sync" || part == "aligned" ||
-                                 part == "m16n8k16" || part == "row" ||
-                                 part == "col")) {
+    } else if (op == Op::Mma &&
+               (part == "sync" || part == "aligned" || part == "m16n8k16" ||
+                part == "row" || part == "col")) {
     } else if (op == Op::Shfl && part == "sync") {
-    } else if (op == Op::Shfl &&
-               (part == "up" || part == "down" || part == "bfly" ||
-                part == "idx")) {
+    } else if (op == Op::Shfl && (part == "up" || part == "down" ||
+                                  part == "bfly" || part == "idx")) {
       instruction.shflMode = part == "up"     ? ShflMode::Up
                              : part == "down" ? ShflMode::Down
                              : part == "bfly" ? ShflMode::Bfly
