@@ -1855,6 +1855,23 @@ void Executor::compare(const Instruction &in, uint32_t lanes) {
   }
 }
 
+/// `value` rounded to an integer as .rni, .rzi, .rmi or .rpi say; any other
+/// modifier leaves it, or truncates it when `truncateOtherwise`.
+double toInteger(double value, Round round, bool truncateOtherwise) {
+  switch (round) {
+  case Round::Rni:
+    return std::nearbyint(value);
+  case Round::Rzi:
+    return std::trunc(value);
+  case Round::Rmi:
+    return std::floor(value);
+  case Round::Rpi:
+    return std::ceil(value);
+  default:
+    return truncateOtherwise ? std::trunc(value) : value;
+  }
+}
+
 void Executor::convert(const Instruction &in, uint32_t lanes) {
   Type to = in.type, from = in.type2;
   unsigned toBytes = typeBytes(to), fromBytes = typeBytes(from);
@@ -1893,22 +1910,7 @@ void Executor::convert(const Instruction &in, uint32_t lanes) {
       double value = toHost(a, from);
       if (in.ftz && from == Type::F32)
         value = flushF32(float(value), true);
-      switch (in.round) {
-      case Round::Rni:
-        value = std::nearbyint(value);
-        break;
-      case Round::Rzi:
-        value = std::trunc(value);
-        break;
-      case Round::Rmi:
-        value = std::floor(value);
-        break;
-      case Round::Rpi:
-        value = std::ceil(value);
-        break;
-      default:
-        break;
-      }
+      value = toInteger(value, in.round, false);
       if (in.relu && value < 0)
         value = 0;
       // .sat clamps to [0, 1] and makes NaN +0.
@@ -1921,20 +1923,7 @@ void Executor::convert(const Instruction &in, uint32_t lanes) {
       double value = toHost(a, from);
       if (in.ftz && from == Type::F32)
         value = flushF32(float(value), true);
-      switch (in.round) {
-      case Round::Rni:
-        value = std::nearbyint(value);
-        break;
-      case Round::Rmi:
-        value = std::floor(value);
-        break;
-      case Round::Rpi:
-        value = std::ceil(value);
-        break;
-      default:
-        value = std::trunc(value);
-        break;
-      }
+      value = toInteger(value, in.round, true);
       unsigned bits = 8 * toBytes;
       if (std::isnan(value)) {
         result = 0;

@@ -123,6 +123,17 @@ bool tokenize(const std::string &text, std::vector<Token> &tokens,
   return true;
 }
 
+/// Sets `value` to `name`'s entry of `table`; false when it has none.
+template <typename T>
+bool lookup(const std::unordered_map<std::string, T> &table,
+            const std::string &name, T &value) {
+  auto found = table.find(name);
+  if (found == table.end())
+    return false;
+  value = found->second;
+  return true;
+}
+
 Type typeNamed(const std::string &name) {
   static const std::unordered_map<std::string, Type> types = {
       {"pred", Type::Pred}, {"b8", Type::B8},   {"b16", Type::B16},
@@ -148,11 +159,7 @@ bool specialNamed(const std::string &name, Special &special) {
       {"%nwarpid", Special::NwarpId},  {"%clock", Special::Clock},
       {"%clock64", Special::Clock64},
   };
-  auto found = specials.find(name);
-  if (found == specials.end())
-    return false;
-  special = found->second;
-  return true;
+  return lookup(specials, name, special);
 }
 
 bool opNamed(const std::string &name, Op &op) {
@@ -183,11 +190,7 @@ bool opNamed(const std::string &name, Op &op) {
       {"shfl", Op::Shfl},       {"membar", Op::Membar},
       {"fence", Op::Membar},
   };
-  auto found = ops.find(name);
-  if (found == ops.end())
-    return false;
-  op = found->second;
-  return true;
+  return lookup(ops, name, op);
 }
 
 bool compareNamed(const std::string &name, Compare &compare) {
@@ -199,11 +202,7 @@ bool compareNamed(const std::string &name, Compare &compare) {
       {"ltu", Compare::Ltu}, {"leu", Compare::Leu}, {"gtu", Compare::Gtu},
       {"geu", Compare::Geu}, {"num", Compare::Num}, {"nan", Compare::Nan},
   };
-  auto found = compares.find(name);
-  if (found == compares.end())
-    return false;
-  compare = found->second;
-  return true;
+  return lookup(compares, name, compare);
 }
 
 struct Variable {
