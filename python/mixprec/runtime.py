@@ -10,7 +10,14 @@ ABI_VERSION = 2
 
 
 class ModelError(RuntimeError):
-    """A call the model rejected; the message is the library's."""
+    """A call the model rejected; the message is the library's, `status`
+    its mixprec_status (DEVICE_ERROR for a GPU's fault, ...)."""
+
+    DEVICE_ERROR = 5
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.status = status
 
 
 class _Tensor(ctypes.Structure):
@@ -94,7 +101,7 @@ class Model:
 
     def _check(self, status):
         if status != 0:
-            raise ModelError(self._lib.mixprec_last_error().decode())
+            raise ModelError(self._lib.mixprec_last_error().decode(), status)
 
     def device_memory(self):
         """(current, peak): the bytes of device memory a CUDA model holds

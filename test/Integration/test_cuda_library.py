@@ -161,6 +161,7 @@ def test_a_kernel_fault_on_the_simulator_leaves_the_state(tmp_path,
     labels[5] = 1000
     with pytest.raises(mixprec.ModelError) as error:
         trainer.step([x, labels], 0.1)
+    assert error.value.status == mixprec.ModelError.DEVICE_ERROR
     message = str(error.value)
     assert "an illegal memory access was encountered" in message
     assert "CUDA_ERROR_ILLEGAL_ADDRESS" in message

@@ -22,6 +22,9 @@ import torch
 from harness import (TORCH_DTYPES, assert_close, module, op_function,
                      precompile, random, run, tensor_type)
 
+# Every test runs on the CPU library and on its CUDA build (simulated).
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 def scalar(value, dtype):
     """A 0-d operand (lr, step, loss-scale state)."""
