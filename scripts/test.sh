@@ -28,7 +28,7 @@ echo "== lit suite"
 "$LLVM_PREFIX/bin/lit" -sv -o "$results/lit.json" "$MIXPREC_BUILD/test" ||
   status=1
 
-echo "== integration tests (CPU backend against PyTorch)"
+echo "== integration tests (CPU backend, and CUDA on the GPU simulator, against PyTorch)"
 MIXPREC_BUILD=$MIXPREC_BUILD /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   --junitxml="$results/pytest.xml" "$MIXPREC_ROOT/test/Integration" ||
   status=1

@@ -13,12 +13,12 @@ import pytest  # noqa: E402
 import harness  # noqa: E402
 
 
-@pytest.fixture(params=harness.BACKENDS)
+@pytest.fixture(scope="module", params=harness.BACKENDS)
 def backend(request):
-    """Runs a test once with the CPU libraries and once with their CUDA
-    builds on the GPU simulator (where it is built): modules that call
-    compiled functions say `pytestmark = pytest.mark.usefixtures("backend")`.
-    """
+    """Runs a module's tests once with the CPU libraries and once with their
+    CUDA builds on the GPU simulator (where it is built): modules that run
+    compiled code say `pytestmark = pytest.mark.usefixtures("backend")`, and
+    their module-scoped fixtures that compile take `backend` too."""
     harness.BACKEND = request.param
     yield request.param
     harness.BACKEND = "cpu"

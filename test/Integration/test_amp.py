@@ -14,6 +14,9 @@ from harness import compile_mlir, to_numpy
 from mixprec import ModelError
 from test_train_step import mlp_source
 
+# Every test runs on the CPU library and on its CUDA build (simulated).
+pytestmark = pytest.mark.usefixtures("backend")
+
 # loss = sum(x . w): autocast runs the matmul in f16, so a batch value above
 # 65504 overflows (Inf once cast) and every gradient of w is Inf or NaN.
 LINEAR = """
@@ -105,7 +108,7 @@ def train_digits(model, steps=600, lr=0.1, poison=None):
 
 
 @pytest.fixture(scope="module")
-def accuracies():
+def accuracies(backend):
     options = {"fp32": ("--autodiff",), "f16": ("--amp=precision=f16",),
                "bf16": ("--amp=precision=bf16",)}
     return {name: train_digits(compile_mlir(mlp_source(), option))[1]
@@ -199,7 +202,7 @@ def test_overflow_in_real_data_is_skipped_and_training_converges():
 
 
 @pytest.fixture(scope="module")
-def amp_mlp():
+def amp_mlp(backend):
     return compile_mlir(mlp_source(), ("--amp=precision=f16",))
 
 

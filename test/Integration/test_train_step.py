@@ -18,6 +18,9 @@ import torch.nn.functional as F
 import reference_models
 from harness import compile_mlir, to_numpy
 
+# Every test runs on the CPU library and on its CUDA build (simulated).
+pytestmark = pytest.mark.usefixtures("backend")
+
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 PARAMETERS = ["fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"]
 
@@ -30,7 +33,7 @@ def mlp_source(optimizer=None):
 
 
 @pytest.fixture(scope="module")
-def mlp_step():
+def mlp_step(backend):
     return compile_mlir(mlp_source(), ("--autodiff",))
 
 

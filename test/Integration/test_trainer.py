@@ -10,6 +10,9 @@ import torch
 from harness import compile_mlir
 from mixprec import ModelError, philox
 
+# Every test runs on the CPU library and on its CUDA build (simulated).
+pytestmark = pytest.mark.usefixtures("backend")
+
 MODEL = """
 mixprec.parameter @w : tensor<6x4x3x3xf32> = #mixprec.kaiming_uniform<a = 2.23606797749979, seed = 7>
 mixprec.parameter @v : tensor<5x6xf32> = #mixprec.xavier_normal<gain = 2.0, seed = 3>
@@ -44,7 +47,7 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
 
 
 @pytest.fixture(scope="module")
-def model():
+def model(backend):
     return compile_mlir(MODEL, ("--autodiff",))
 
 
