@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cfenv>
+#include <cfloat>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -55,6 +56,31 @@ uint64_t widthMask(unsigned bytes) {
 int64_t signExtend(uint64_t value, unsigned bytes) {
   unsigned shift = 64 - 8 * bytes;
   return int64_t(value << shift) >> shift;
+}
+
+/// memcpy for the sizes accesses have: each a fixed-size copy (a variable
+/// size would make the compiler emit a slow `rep movs`).
+void copyBytes(void *to, const void *from, unsigned bytes) {
+  switch (bytes) {
+  case 1:
+    std::memcpy(to, from, 1);
+    return;
+  case 2:
+    std::memcpy(to, from, 2);
+    return;
+  case 4:
+    std::memcpy(to, from, 4);
+    return;
+  case 8:
+    std::memcpy(to, from, 8);
+    return;
+  case 16:
+    std::memcpy(to, from, 16);
+    return;
+  default:
+    std::memcpy(to, from, bytes);
+    return;
+  }
 }
 
 Format formatOf(Type type) {
@@ -823,13 +849,13 @@ bool Executor::load(Space space, int lane, uint64_t addr, unsigned bytes,
   case Space::Const:
     if (!checkGlobal(lane, addr, bytes, false, rangeCache(*current)))
       return false;
-    std::memcpy(out, reinterpret_cast<const void *>(addr), bytes);
+    copyBytes(out, reinterpret_cast<const void *>(addr), bytes);
     stats.globalLoadBytes += bytes;
     return true;
   case Space::Shared:
     if (!sharedAccess(lane, addr, bytes, false))
       return false;
-    std::memcpy(out, &shared[addr], bytes);
+    copyBytes(out, &shared[addr], bytes);
     stats.sharedLoadBytes += bytes;
     return true;
   case Space::Param:
@@ -840,20 +866,20 @@ bool Executor::load(Space space, int lane, uint64_t addr, unsigned bytes,
             bytes, (unsigned long long)addr, config.parameters.size());
       return false;
     }
-    std::memcpy(out, &config.parameters[addr], bytes);
+    copyBytes(out, &config.parameters[addr], bytes);
     return true;
   case Space::Frame: {
     std::vector<uint8_t> &memory = warp->frameMemory[lane];
     if (!frameAccess(memory, frame->frameBase, lane, addr, bytes, ".param"))
       return false;
-    std::memcpy(out, &memory[frame->frameBase + addr], bytes);
+    copyBytes(out, &memory[frame->frameBase + addr], bytes);
     return true;
   }
   case Space::Local: {
     std::vector<uint8_t> &memory = warp->localMemory[lane];
     if (!frameAccess(memory, 0, lane, addr, bytes, ".local"))
       return false;
-    std::memcpy(out, &memory[addr], bytes);
+    copyBytes(out, &memory[addr], bytes);
     return true;
   }
   case Space::Generic:
@@ -869,27 +895,27 @@ bool Executor::store(Space space, int lane, uint64_t addr, unsigned bytes,
   case Space::Global:
     if (!checkGlobal(lane, addr, bytes, true, rangeCache(*current)))
       return false;
-    std::memcpy(reinterpret_cast<void *>(addr), in, bytes);
+    copyBytes(reinterpret_cast<void *>(addr), in, bytes);
     stats.globalStoreBytes += bytes;
     return true;
   case Space::Shared:
     if (!sharedAccess(lane, addr, bytes, true))
       return false;
-    std::memcpy(&shared[addr], in, bytes);
+    copyBytes(&shared[addr], in, bytes);
     stats.sharedStoreBytes += bytes;
     return true;
   case Space::Frame: {
     std::vector<uint8_t> &memory = warp->frameMemory[lane];
     if (!frameAccess(memory, frame->frameBase, lane, addr, bytes, ".param"))
       return false;
-    std::memcpy(&memory[frame->frameBase + addr], in, bytes);
+    copyBytes(&memory[frame->frameBase + addr], in, bytes);
     return true;
   }
   case Space::Local: {
     std::vector<uint8_t> &memory = warp->localMemory[lane];
     if (!frameAccess(memory, 0, lane, addr, bytes, ".local"))
       return false;
-    std::memcpy(&memory[addr], in, bytes);
+    copyBytes(&memory[addr], in, bytes);
     return true;
   }
   default:
@@ -1147,14 +1173,34 @@ void Executor::mma(const Instruction &in, uint32_t lanes) {
       C[row][column] = f32(reg(c, i, lane));
     }
   }
-  float D[16][8];
-  for (int m = 0; m < 16; ++m)
-    for (int n = 0; n < 8; ++n) {
-      float sum = C[m][n];
+  // Each product is exact in double. When every product is also an f32
+  // number (always for f16; for bf16 when no magnitude is below 2^-63 or
+  // above 2^63), rounding the double sum to f32 is the fma's one rounding
+  // (double has more than 2 * 24 + 2 bits) and the loops vectorize;
+  // otherwise each step is an fma.
+  auto moderate = [](float value) {
+    float magnitude = std::fabs(value);
+    return magnitude == 0 || (magnitude >= 0x1p-63f && magnitude <= 0x1p63f);
+  };
+  bool exactInDouble = in.type2 == Type::F16;
+  if (!exactInDouble) {
+    exactInDouble = true;
+    for (int m = 0; m < 16; ++m)
       for (int k = 0; k < 16; ++k)
-        sum = std::fma(A[m][k], B[k][n], sum);
-      D[m][n] = sum;
-    }
+        exactInDouble &= moderate(A[m][k]);
+    for (int k = 0; k < 16; ++k)
+      for (int n = 0; n < 8; ++n)
+        exactInDouble &= moderate(B[k][n]);
+  }
+  float D[16][8];
+  std::memcpy(D, C, sizeof(D));
+  for (int k = 0; k < 16; ++k)
+    for (int m = 0; m < 16; ++m)
+      for (int n = 0; n < 8; ++n)
+        D[m][n] =
+            exactInDouble
+                ? float(double(D[m][n]) + double(A[m][k]) * double(B[k][n]))
+                : std::fma(A[m][k], B[k][n], D[m][n]);
   for (int lane = 0; lane < 32; ++lane) {
     int group = lane >> 2, inGroup = lane % 4;
     for (unsigned i = 0; i < 4; ++i) {
@@ -1874,6 +1920,8 @@ double toInteger(double value, Round round, bool truncateOtherwise) {
 
 void Executor::convert(const Instruction &in, uint32_t lanes) {
   Type to = in.type, from = in.type2;
+  // No modifier beyond the rounding: the fast paths below apply.
+  bool plain = !in.ftz && !in.sat && !in.satfinite && !in.relu;
   unsigned toBytes = typeBytes(to), fromBytes = typeBytes(from);
   for (uint32_t m = lanes; m; m &= m - 1) {
     int lane = __builtin_ctz(m);
@@ -1905,6 +1953,19 @@ void Executor::convert(const Instruction &in, uint32_t lanes) {
       // A signed destination narrower than the register is sign-extended.
       if (toSigned)
         result = uint64_t(signExtend(result, toBytes));
+    } else if (isFloat(from) && isFloat(to) && plain && to == Type::F32 &&
+               (from == Type::F16 || from == Type::BF16)) {
+      // Widening is exact (the common case, fast).
+      float value =
+          from == Type::F16 ? halfToFloat()[a] : bitsToFloat(uint32_t(a) << 16);
+      result = std::isnan(value) ? canonicalNaN(kSingle) : floatToBits(value);
+    } else if (isFloat(from) && isFloat(to) && plain && from == Type::F32 &&
+               to == Type::BF16 && in.round == Round::Rn) {
+      // f32 to bf16 to nearest even: the same exponent range, so rounding
+      // the low 16 bits is the whole conversion.
+      uint32_t bits = uint32_t(a);
+      result = isNaN(bits, kSingle) ? canonicalNaN(kBFloat)
+                                    : (bits + 0x7fffu + (bits >> 16 & 1)) >> 16;
     } else if (isFloat(from) && isFloat(to)) {
       Format toFormat = formatOf(to);
       double value = toHost(a, from);

@@ -93,9 +93,44 @@ enum class Type : uint8_t {
 };
 
 /// Bytes of one value of `type` (a predicate counts as one).
-unsigned typeBytes(Type type);
-bool isFloat(Type type);
-bool isSigned(Type type);
+inline unsigned typeBytes(Type type) {
+  switch (type) {
+  case Type::None:
+    return 0;
+  case Type::Pred:
+  case Type::B8:
+  case Type::U8:
+  case Type::S8:
+    return 1;
+  case Type::B16:
+  case Type::U16:
+  case Type::S16:
+  case Type::F16:
+  case Type::BF16:
+    return 2;
+  case Type::B32:
+  case Type::U32:
+  case Type::S32:
+  case Type::F32:
+    return 4;
+  case Type::B64:
+  case Type::U64:
+  case Type::S64:
+  case Type::F64:
+    return 8;
+  }
+  return 0;
+}
+
+inline bool isFloat(Type type) {
+  return type == Type::F16 || type == Type::BF16 || type == Type::F32 ||
+         type == Type::F64;
+}
+
+inline bool isSigned(Type type) {
+  return type == Type::S8 || type == Type::S16 || type == Type::S32 ||
+         type == Type::S64;
+}
 
 /// Frame: a thread's call frame (a device function's parameters and
 /// results, a call's arguments); Param: a kernel's parameter buffer.
