@@ -90,15 +90,20 @@ def main():
         directory = pathlib.Path(name)
         data = write_data(directory)
         for model, (lr, inputs, steps) in MODELS.items():
-            arguments = ["--lr", str(lr), "--steps", str(steps),
-                         "--log-every", str(steps)]
-            for name in inputs:
-                arguments += ["--data", str(data[name])]
+            def arguments(count):
+                listed = ["--lr", str(lr), "--steps", str(count),
+                          "--log-every", str(count)]
+                for name in inputs:
+                    listed += ["--data", str(data[name])]
+                return listed
+
             cpu = compile_library(model, "cpu", directory)
             cuda = compile_library(model, "cuda", directory)
-            cpu_seconds = train(cpu, arguments)
+            # The CPU library runs 20 times the steps: mixprec-run times in
+            # milliseconds.
+            cpu_seconds = train(cpu, arguments(20 * steps)) / 20
             report = directory / (model + ".json")
-            sim_seconds = train(cuda, arguments, report)
+            sim_seconds = train(cuda, arguments(steps), report)
             total = json.loads(report.read_text())["total"]
             instructions = total["warp_instructions"]
             print("%-12s %12.2f %12.1f %9.0fx %16d %14.3g" % (
