@@ -47,6 +47,7 @@ enum : CUresult {
   CUDA_ERROR_NOT_FOUND = 500,
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+  CUDA_ERROR_LAUNCH_TIMEOUT = 702,
   CUDA_ERROR_HARDWARE_STACK_ERROR = 714,
   CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
   CUDA_ERROR_MISALIGNED_ADDRESS = 716,
@@ -81,6 +82,8 @@ constexpr ErrorText kErrors[] = {
      "an illegal memory access was encountered"},
     {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
      "too many resources requested for launch"},
+    {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT",
+     "the launch timed out and was terminated"},
     {CUDA_ERROR_HARDWARE_STACK_ERROR, "CUDA_ERROR_HARDWARE_STACK_ERROR",
      "hardware stack error"},
     {CUDA_ERROR_ILLEGAL_INSTRUCTION, "CUDA_ERROR_ILLEGAL_INSTRUCTION",
@@ -230,7 +233,8 @@ CUresult copy(uint64_t destination, uint64_t source, size_t bytes) {
 
 template <typename T>
 CUresult fill(CUdeviceptr destination, T value, size_t count) {
-  if (!isDeviceRange(destination, count * sizeof(T)))
+  if (count > SIZE_MAX / sizeof(T) ||
+      !isDeviceRange(destination, count * sizeof(T)))
     return failWith(CUDA_ERROR_INVALID_VALUE,
                     "gpusim: a memset outside every live allocation");
   if (destination % sizeof(T))

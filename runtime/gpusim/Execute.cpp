@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <xmmintrin.h>
 
@@ -48,7 +49,10 @@ namespace {
 constexpr int kIllegalAddress = 700, kHardwareStackError = 714,
               kIllegalInstruction = 715, kMisalignedAddress = 716,
               kLaunchFailed = 719;
+constexpr int kLaunchTimeout = 702;
 constexpr uint32_t kFullWarp = 0xffffffffu;
+// About three minutes of simulation: far more than any mixprec kernel.
+constexpr uint64_t kDefaultInstructionLimit = 1ull << 31;
 
 uint64_t widthMask(unsigned bytes) {
   return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
@@ -81,6 +85,17 @@ void copyBytes(void *to, const void *from, unsigned bytes) {
     std::memcpy(to, from, bytes);
     return;
   }
+}
+
+/// Whether [addr, addr + bytes) lies in `range` (no wrap-around).
+bool within(const DeviceMemory::Range &range, uint64_t addr, uint64_t bytes) {
+  return range.begin && addr >= range.begin && addr <= range.end &&
+         bytes <= range.end - addr;
+}
+
+/// Whether [addr, addr + bytes) lies in [0, size) (no wrap-around).
+bool fits(uint64_t addr, uint64_t bytes, uint64_t size) {
+  return addr <= size && bytes <= size - addr;
 }
 
 Format formatOf(Type type) {
@@ -169,7 +184,14 @@ const float *halfToFloat() {
 
 struct Entry {
   uint32_t pc, reconverge, mask;
+  // Lanes run ahead of a barrier the rest of the warp waits at, to see
+  // whether they exit first (an early return before __syncthreads).
+  bool runAhead = false;
 };
+
+/// A reconvergence point no code reaches: run-ahead lanes go on until they
+/// exit.
+constexpr uint32_t kNever = ~0u;
 
 struct Frame {
   const Function *function;
@@ -197,6 +219,8 @@ struct Warp {
   uint64_t fullWarpInstructions = 0, laneInstructions[32];
   std::vector<PendingCopy> pending[32];
   uint32_t groups[32];
+  // The barrier lanes waitingLanes wait at while others run ahead.
+  uint32_t barrierPc = 0, waitingLanes = 0;
 };
 
 /// Per shared byte: who touched it in the current barrier interval, and
@@ -207,6 +231,25 @@ struct Shadow {
   int16_t writer = -1, reader = -1, secondReader = -1;
   bool severalReaders = false;
 };
+
+/// Whether `op` reaches memory or other threads: what lanes that run ahead
+/// of a barrier must not do.
+bool touchesOthers(Op op) {
+  switch (op) {
+  case Op::Ld:
+  case Op::St:
+  case Op::Ldmatrix:
+  case Op::Mma:
+  case Op::CpAsync:
+  case Op::CpAsyncWait:
+  case Op::Shfl:
+  case Op::BarSync:
+  case Op::Call:
+    return true;
+  default:
+    return false;
+  }
+}
 
 class Executor {
 public:
@@ -233,6 +276,8 @@ private:
   uint32_t interval = 0, block = 0;
   std::vector<Warp> warps;
   size_t pendingCopies = 0; // cp.async copies issued and not yet applied
+  // The watchdog: the counter's value at which the launch is stopped.
+  uint64_t firstInstruction = 0, instructionLimit = 0;
   // The warp and frame being executed.
   Warp *warp = nullptr;
   Frame *frame = nullptr;
@@ -273,7 +318,7 @@ private:
   bool store(Space space, int lane, uint64_t addr, unsigned bytes,
              const void *in);
   bool checkGlobal(int lane, uint64_t addr, unsigned bytes, bool isWrite,
-                   DeviceMemory::Range &cache);
+                   DeviceMemory::Range &cache, bool aligned = false);
   DeviceMemory::Range &rangeCache(const Instruction &in);
   bool sharedAccess(int lane, uint64_t addr, unsigned bytes, bool isWrite);
   bool frameAccess(std::vector<uint8_t> &memory, uint32_t base, int lane,
@@ -298,6 +343,7 @@ private:
   void move(const Instruction &in, uint32_t lanes);
   bool requireWholeWarp(const Instruction &in, uint32_t lanes,
                         const char *what);
+  bool runAheadOfBarrier(Warp &w, uint32_t lanes);
 };
 
 std::string Executor::lineText(uint32_t line) const {
@@ -350,6 +396,11 @@ void Executor::run() {
   uint32_t warpCount = (blockThreads + 31) / 32;
   warps.resize(warpCount);
   stats.launches += 1;
+  firstInstruction = stats.warpInstructions;
+  const char *limit = std::getenv("MIXPREC_GPUSIM_MAX_WARP_INSTRUCTIONS");
+  instructionLimit =
+      firstInstruction + (limit && *limit ? std::strtoull(limit, nullptr, 10)
+                                          : kDefaultInstructionLimit);
   stats.threads +=
       uint64_t(blockThreads) * config.grid[0] * config.grid[1] * config.grid[2];
   // The host's floating-point environment is the caller's: PTX arithmetic
@@ -458,12 +509,31 @@ void Executor::runWarp(Warp &w) {
           lanes |= 1u << lane;
       }
     }
-    ++stats.warpInstructions;
+    if (++stats.warpInstructions > instructionLimit) {
+      raise(kLaunchTimeout, __builtin_ctz(active),
+            "the launch ran more than %llu warp instructions (a loop that "
+            "never ends?); MIXPREC_GPUSIM_MAX_WARP_INSTRUCTIONS sets the "
+            "limit",
+            (unsigned long long)(instructionLimit - firstInstruction));
+      return;
+    }
     if (active == kFullWarp)
       ++w.fullWarpInstructions;
     else
       for (uint32_t m = active; m; m &= m - 1)
         ++w.laneInstructions[__builtin_ctz(m)];
+    if (top.runAhead && touchesOthers(in.op)) {
+      // Lanes that skip a barrier may only leave; going on to memory or a
+      // collective means the warp diverged around the barrier.
+      uint32_t waiting = w.waitingLanes;
+      current = &function.code[w.barrierPc];
+      raise(kLaunchFailed, __builtin_ctz(waiting),
+            "bar.sync is .aligned but was reached by only part of warp %u "
+            "(lanes 0x%08x; lanes 0x%08x went on past it without exiting, to "
+            "PTX line %u): divergent barrier",
+            w.index, waiting, active, in.line);
+      return;
+    }
     switch (in.op) {
     case Op::Bra:
       branch(in, active, lanes);
@@ -480,6 +550,8 @@ void Executor::runWarp(Warp &w) {
         ++top.pc;
         continue;
       }
+      if (lanes != w.alive && !top.runAhead && runAheadOfBarrier(w, lanes))
+        continue;
       if (!requireWholeWarp(in, lanes, "bar.sync"))
         return;
       if (in.numOperands > 1 &&
@@ -500,6 +572,26 @@ void Executor::runWarp(Warp &w) {
       continue;
     }
   }
+}
+
+/// Part of the warp reached a barrier: the other live lanes wait in entries
+/// below. Runs the nearest group of them ahead (the barrier is executed
+/// again afterwards): lanes that exit no longer count, as on a GPU; lanes
+/// that reach a barrier instead fault there. False when there is no such
+/// group.
+bool Executor::runAheadOfBarrier(Warp &w, uint32_t lanes) {
+  uint32_t missing = w.alive & ~lanes;
+  std::vector<Entry> &stack = frame->stack;
+  for (size_t i = stack.size() - 1; i-- > 0;) {
+    uint32_t group = stack[i].mask & missing;
+    if (!group)
+      continue;
+    w.barrierPc = stack.back().pc;
+    w.waitingLanes = lanes;
+    stack.push_back(Entry{stack[i].pc, kNever, group, true});
+    return true;
+  }
+  return false;
 }
 
 bool Executor::requireWholeWarp(const Instruction &in, uint32_t lanes,
@@ -531,10 +623,11 @@ void Executor::branch(const Instruction &in, uint32_t active, uint32_t taken) {
   uint32_t meet = in.reconverge, fallThrough = top.pc + 1;
   top.pc = meet;
   uint32_t notTaken = active & ~taken;
+  bool ahead = top.runAhead;
   if (fallThrough != meet)
-    frame->stack.push_back(Entry{fallThrough, meet, notTaken});
+    frame->stack.push_back(Entry{fallThrough, meet, notTaken, ahead});
   if (target != meet)
-    frame->stack.push_back(Entry{target, meet, taken});
+    frame->stack.push_back(Entry{target, meet, taken, ahead});
 }
 
 void Executor::retire(Warp &w, uint32_t lanes, bool exitThreads) {
@@ -704,17 +797,18 @@ DeviceMemory::Range &Executor::rangeCache(const Instruction &in) {
 }
 
 bool Executor::checkGlobal(int lane, uint64_t addr, unsigned bytes,
-                           bool isWrite, DeviceMemory::Range &cache) {
-  if (addr % bytes) {
+                           bool isWrite, DeviceMemory::Range &cache,
+                           bool aligned) {
+  if (!aligned && addr % bytes) {
     raise(kMisalignedAddress, lane,
           "misaligned %u-byte global %s at address 0x%llx", bytes,
           isWrite ? "write" : "read", (unsigned long long)addr);
     return false;
   }
-  if (addr >= cache.begin && addr + bytes <= cache.end && cache.begin)
+  if (within(cache, addr, bytes))
     return true;
   DeviceMemory::Range range = memory.find(addr);
-  if (range.begin && addr + bytes <= range.end) {
+  if (within(range, addr, bytes)) {
     cache = range;
     return true;
   }
@@ -751,7 +845,7 @@ bool Executor::sharedAccess(int lane, uint64_t addr, unsigned bytes,
           isWrite ? "write" : "read", (unsigned long long)addr);
     return false;
   }
-  if (addr + bytes > shared.size()) {
+  if (!fits(addr, bytes, shared.size())) {
     raise(kIllegalAddress, lane,
           "out-of-bounds %u-byte shared %s at shared address 0x%llx (the "
           "block has %zu bytes of shared memory)",
@@ -830,8 +924,8 @@ bool Executor::sharedAccess(int lane, uint64_t addr, unsigned bytes,
 bool Executor::frameAccess(std::vector<uint8_t> &memory, uint32_t base,
                            int lane, uint64_t addr, unsigned bytes,
                            const char *what) {
-  if (addr % bytes || base + addr + bytes > memory.size() ||
-      addr > memory.size()) {
+  if (addr % bytes || base > memory.size() ||
+      !fits(addr, bytes, memory.size() - base)) {
     raise(kIllegalAddress, lane,
           "%s access of %u bytes at offset 0x%llx "
           "outside the thread's %zu bytes",
@@ -859,7 +953,7 @@ bool Executor::load(Space space, int lane, uint64_t addr, unsigned bytes,
     stats.sharedLoadBytes += bytes;
     return true;
   case Space::Param:
-    if (addr + bytes > config.parameters.size() || addr % bytes) {
+    if (!fits(addr, bytes, config.parameters.size()) || addr % bytes) {
       raise(kIllegalAddress, lane,
             "parameter read of %u bytes at offset %llu outside the kernel's "
             "%zu bytes of parameters",
@@ -1015,7 +1109,7 @@ void Executor::loadStore(const Instruction &in, uint32_t lanes) {
     for (uint32_t m = lanes; m; m &= m - 1) {
       int lane = __builtin_ctz(m);
       uint64_t addr = address(where, lane);
-      if ((addr < cache.begin || addr + bytes > cache.end || addr % bytes) &&
+      if ((!within(cache, addr, bytes) || addr % bytes) &&
           !checkGlobal(lane, addr, bytes, !isLoad, cache))
         return;
       if (isLoad) {
@@ -1303,7 +1397,7 @@ void Executor::cpAsync(const Instruction &in, uint32_t lanes) {
     PendingCopy copy{};
     copy.bytes = uint8_t(bytes);
     copy.group = ~0u;
-    if (destination % bytes || destination + bytes > shared.size()) {
+    if (destination % bytes || !fits(destination, bytes, shared.size())) {
       raise(destination % bytes ? kMisalignedAddress : kIllegalAddress, lane,
             "cp.async destination 0x%llx: %s", (unsigned long long)destination,
             destination % bytes ? "misaligned" : "outside shared memory");
@@ -1311,7 +1405,15 @@ void Executor::cpAsync(const Instruction &in, uint32_t lanes) {
     }
     copy.shared = uint32_t(destination);
     if (sourceBytes) {
-      if (!checkGlobal(lane, source, bytes, false, rangeCache(in)))
+      // Only the source size is read; the rest of the copy is zeros.
+      if (source % bytes) {
+        raise(kMisalignedAddress, lane,
+              "cp.async source 0x%llx is not %u-byte aligned",
+              (unsigned long long)source, bytes);
+        return;
+      }
+      if (!checkGlobal(lane, source, sourceBytes, false, rangeCache(in),
+                       /*aligned=*/true))
         return;
       std::memcpy(copy.data, reinterpret_cast<const void *>(source),
                   sourceBytes);
@@ -2008,6 +2110,13 @@ void Executor::convert(const Instruction &in, uint32_t lanes) {
       uint64_t value = isSigned(from) ? uint64_t(signExtend(a, fromBytes)) : a;
       result = roundInteger(value, isSigned(from), formatOf(to),
                             roundingOf(in.round));
+      // .sat clamps to [0, 1]: the value is an integer, so 0 or 1 unless
+      // it is 0 or 1 already.
+      if (in.sat) {
+        bool negative = isSigned(from) && int64_t(value) < 0;
+        result = roundInteger(negative || value == 0 ? 0 : 1, false,
+                              formatOf(to), Rounding::NearestEven);
+      }
     }
     write(in.operands[0], lane, result);
   }

@@ -195,6 +195,8 @@ enum class Special : uint8_t {
   Clock64,
 };
 
+constexpr uint32_t kNoReg = ~0u;
+
 struct Operand {
   enum Kind : uint8_t {
     None,
@@ -208,15 +210,13 @@ struct Operand {
   };
   Kind kind = None;
   gpusim::Special special = gpusim::Special::TidX;
-  uint32_t reg = 0;
+  uint32_t reg = kNoReg;
   uint64_t imm = 0;
   uint32_t first = 0, count = 0;
   // imm is an offset in the current frame's .local area.
   bool frameRelative = false;
   bool negated = false; // !%p: a predicate's complement
 };
-
-constexpr uint32_t kNoReg = ~0u;
 
 struct Instruction {
   Op op;

@@ -166,6 +166,12 @@ bool compareNamed(const std::string &name, Compare &compare) {
   return lookup(compares, name, compare);
 }
 
+// Bounds a module must keep: each register takes 32 lanes x 8 bytes per
+// warp; local memory is 512 KiB a thread on the hardware.
+constexpr uint32_t kMaxRegisters = 1u << 16;
+constexpr uint64_t kMaxLocalBytes = 512u << 10, kMaxFrameBytes = 64u << 10;
+constexpr uint32_t kMaxParameterBytes = 32764;
+
 struct Variable {
   Space space;
   uint64_t address; // shared/local offset, param offset, or global address
@@ -204,6 +210,8 @@ private:
   std::vector<CallFixup> callFixups;
   std::unordered_map<std::string, Variable> moduleVariables;
   bool functionSeen = false;
+  // While an instruction is validated, its line (errors name it).
+  uint32_t instructionLine = 0;
 
   const Token &peek(size_t ahead = 0) const {
     size_t at = position + ahead;
@@ -230,8 +238,8 @@ private:
     std::vsnprintf(message, sizeof(message), format, arguments);
     va_end(arguments);
     char located[600];
-    std::snprintf(located, sizeof(located), "line %u: %s", peek().line,
-                  message);
+    std::snprintf(located, sizeof(located), "line %u: %s",
+                  instructionLine ? instructionLine : peek().line, message);
     error = located;
     return false;
   }
@@ -251,6 +259,8 @@ private:
   bool parseVariable(Space space, bool atModuleScope, bool isExtern);
   bool parseRegisters();
   bool parseInstruction();
+  bool validate(const Instruction &instruction, const std::string &opcode);
+  bool check(const Instruction &instruction, const std::string &opcode);
   bool parseOpcode(const std::string &text, Instruction &instruction);
   bool parseOperand(Instruction &instruction, Operand &operand);
   bool parseAddress(Instruction &instruction, Operand &operand);
@@ -381,6 +391,19 @@ bool Parser::parseModule() {
       error = message;
       return false;
     }
+    const Function &callee = *module.functions[found->second];
+    const Instruction &call = fixup.caller->code[fixup.instruction];
+    if (callee.isKernel || call.operands[1].count != callee.params.size() ||
+        call.operands[0].count != callee.returns.size()) {
+      char message[300];
+      std::snprintf(message, sizeof(message), "line %u: call to '%s' %s",
+                    fixup.line, fixup.callee.c_str(),
+                    callee.isKernel ? "(an .entry cannot be called)"
+                                    : "with the wrong number of arguments "
+                                      "or results");
+      error = message;
+      return false;
+    }
     fixup.caller->code[fixup.instruction].callee = found->second;
   }
   return true;
@@ -492,6 +515,10 @@ bool Parser::parseFunction(bool isKernel) {
     if (!target->code.empty())
       return fail("function '%s' is defined twice", name.c_str());
   }
+  if (paramBytes > kMaxParameterBytes || frameBytes > kMaxFrameBytes)
+    return fail("the parameters of '%s' take %u bytes, more than a launch "
+                "may pass",
+                name.c_str(), paramBytes + frameBytes);
   target->name = name;
   target->isKernel = isKernel;
   target->params = params;
@@ -532,8 +559,11 @@ bool Parser::finishFunction() {
     }
     fn.code[fixup.instruction].operands[fixup.operand].imm = found->second;
   }
-  // Falling off the end returns.
-  if (fn.code.empty() ||
+  // Falling off the end (or branching to it) returns.
+  bool labelAtEnd = false;
+  for (const auto &label : labels)
+    labelAtEnd |= label.second == fn.code.size();
+  if (fn.code.empty() || labelAtEnd ||
       (fn.code.back().op != Op::Ret && fn.code.back().op != Op::Exit &&
        fn.code.back().op != Op::Bra)) {
     Instruction ret{};
@@ -555,6 +585,11 @@ void Parser::placeShared(uint32_t align, uint32_t bytes, uint64_t &offset,
 }
 
 bool Parser::parseVariable(Space space, bool atModuleScope, bool isExtern) {
+  // Errors name the declaration's line, not the next token's.
+  struct Located {
+    uint32_t &line;
+    ~Located() { line = 0; }
+  } located{instructionLine = peek().line};
   uint32_t align = 0;
   Type type = Type::None;
   while (peek().kind == Token::Ident && peek().text[0] == '.') {
@@ -587,8 +622,20 @@ bool Parser::parseVariable(Space space, bool atModuleScope, bool isExtern) {
     return false;
   if (!align)
     align = typeBytes(type);
+  if (align & (align - 1) || align > 4096)
+    return fail("bad alignment %u of '%s'", align, name.c_str());
+  if (count > (1ull << 32))
+    return fail("'%s' is too large", name.c_str());
   uint64_t size = unsized ? 0 : count * typeBytes(type);
   Variable variable{space, 0};
+  if (space == Space::Shared && !atModuleScope && !function->isKernel)
+    return fail("a .shared variable inside a .func is not supported ('%s')",
+                name.c_str());
+  // A thread's .local memory and call frame have the hardware's bounds.
+  if ((space == Space::Local && size > kMaxLocalBytes) ||
+      (space == Space::Param && size > kMaxFrameBytes))
+    return fail("'%s' (%llu bytes) exceeds what a thread may have",
+                name.c_str(), (unsigned long long)size);
   if (space == Space::Shared) {
     if (isExtern || unsized) {
       return fail("dynamic (.extern) shared memory is not supported");
@@ -596,6 +643,9 @@ bool Parser::parseVariable(Space space, bool atModuleScope, bool isExtern) {
     if (size > (1u << 20))
       return fail(".shared variable '%s' is too large", name.c_str());
     placeShared(align, uint32_t(size), variable.address, atModuleScope);
+    if ((atModuleScope ? module.sharedBytes : function->sharedBytes) >
+        (1u << 24))
+      return fail("the .shared variables take more than 16 MiB");
     module.sharedNames[uint32_t(variable.address)] = name;
   } else if (space == Space::Local) {
     function->localBytes = (function->localBytes + align - 1) / align * align;
@@ -637,11 +687,15 @@ bool Parser::parseRegisters() {
       uint64_t count;
       if (!parseInteger(count) || !expect(">"))
         return false;
-      if (count > (1u << 20))
-        return fail("too many registers");
+      if (count > kMaxRegisters || function->numRegs + count > kMaxRegisters)
+        return fail("too many registers (more than %u in one function)",
+                    kMaxRegisters);
       for (uint64_t i = 0; i < count; ++i)
         addRegister(name + std::to_string(i), type);
     } else {
+      if (function->numRegs >= kMaxRegisters)
+        return fail("too many registers (more than %u in one function)",
+                    kMaxRegisters);
       addRegister(name, type);
     }
   } while (accept(","));
@@ -879,7 +933,7 @@ bool Parser::parseOpcode(const std::string &text, Instruction &instruction) {
     instruction.type = Type::B16;
     return true;
   }
-  if (op == Op::BarSync && parts[1] != "sync")
+  if (op == Op::BarSync && (parts.size() < 2 || parts[1] != "sync"))
     return unsupported("");
   if (op == Op::Cvt ? types.size() != 2 : types.size() > 1)
     return unsupported("");
@@ -1008,6 +1062,23 @@ bool Parser::parseOperand(Instruction &instruction, Operand &operand) {
       operand.kind = Operand::Special;
       return true;
     }
+    static const char *const otherSpecials[] = {"%smid",
+                                                "%nsmid",
+                                                "%gridid",
+                                                "%lanemask",
+                                                "%globaltimer",
+                                                "%envreg",
+                                                "%dynamic_smem_size",
+                                                "%total_smem_size",
+                                                "%aggr_smem_size",
+                                                "%pm",
+                                                "%cluster",
+                                                "%nclusterid",
+                                                "%is_explicit_cluster",
+                                                "%reserved_smem"};
+    for (const char *other : otherSpecials)
+      if (name.compare(0, std::strlen(other), other) == 0)
+        return fail("unsupported special register '%s'", name.c_str());
     return fail("unknown register '%s'", name.c_str());
   }
   if (instruction.op == Op::Bra) {
@@ -1112,9 +1183,169 @@ bool Parser::parseInstruction() {
       }
     } while (accept(","));
   }
-  if (!expect(";"))
+  if (!expect(";") || !validate(instruction, opcode))
     return false;
   function->code.push_back(instruction);
+  return true;
+}
+
+bool Parser::validate(const Instruction &in, const std::string &opcode) {
+  instructionLine = in.line;
+  bool valid = check(in, opcode);
+  instructionLine = 0;
+  return valid;
+}
+
+bool Parser::check(const Instruction &in, const std::string &opcode) {
+  auto kindOf = [&](unsigned i) {
+    return i < in.numOperands ? in.operands[i].kind : Operand::None;
+  };
+  auto count = [&](unsigned low, unsigned high) {
+    if (in.numOperands >= low && in.numOperands <= high)
+      return true;
+    return fail("'%s' takes %u%s operands, not %u", opcode.c_str(), low,
+                high > low ? " or more" : "", in.numOperands);
+  };
+  auto isValue = [&](unsigned i) {
+    Operand::Kind kind = kindOf(i);
+    return kind == Operand::Reg || kind == Operand::Imm ||
+           kind == Operand::Special;
+  };
+  auto isDestination = [&](unsigned i) {
+    return kindOf(i) == Operand::Reg || kindOf(i) == Operand::Sink;
+  };
+  auto vectorOf = [&](unsigned i, unsigned size) {
+    return kindOf(i) == Operand::Vector && in.operands[i].count == size;
+  };
+  auto bad = [&](const char *what) {
+    return fail("'%s': %s", opcode.c_str(), what);
+  };
+  bool needsType = true;
+  switch (in.op) {
+  case Op::Bra:
+    needsType = false;
+    if (!count(1, 1))
+      return false;
+    if (kindOf(0) != Operand::Label)
+      return bad("the target must be a label");
+    break;
+  case Op::Ret:
+  case Op::Exit:
+  case Op::Membar:
+  case Op::CpAsyncCommit:
+    needsType = false;
+    if (!count(0, 0))
+      return false;
+    break;
+  case Op::CpAsyncWait:
+    needsType = false;
+    if (!count(in.uni ? 0 : 1, in.uni ? 0 : 1) || (!in.uni && !isValue(0)))
+      return false;
+    break;
+  case Op::BarSync:
+    needsType = false;
+    if (!count(1, 2) || !isValue(0) || (in.numOperands == 2 && !isValue(1)))
+      return bad("takes a barrier number and an optional thread count");
+    break;
+  case Op::CpAsync:
+    needsType = false;
+    if (!count(3, 4) || kindOf(0) != Operand::Address ||
+        kindOf(1) != Operand::Address || !isValue(2) ||
+        (in.numOperands == 4 && !isValue(3)))
+      return bad("takes [shared], [global], size[, source size]");
+    break;
+  case Op::Ldmatrix:
+    if (!count(2, 2) || !vectorOf(0, in.vectorWidth) ||
+        kindOf(1) != Operand::Address)
+      return bad("takes one register per matrix and a shared address");
+    break;
+  case Op::Mma:
+    if (!count(4, 4) || !vectorOf(0, 4) || !vectorOf(1, 4) || !vectorOf(2, 2) ||
+        !vectorOf(3, 4))
+      return bad("m16n8k16 takes 4 D, 4 A, 2 B and 4 C registers");
+    break;
+  case Op::Ld:
+  case Op::St: {
+    unsigned data = in.op == Op::Ld ? 0 : 1, where = 1 - data;
+    if (!count(2, 2) || kindOf(where) != Operand::Address)
+      return bad("needs a value and an [address]");
+    bool ok = in.vectorWidth == 1
+                  ? (in.op == Op::Ld ? isDestination(data) : isValue(data))
+                  : vectorOf(data, in.vectorWidth);
+    if (!ok)
+      return bad("the value does not match the vector width");
+    break;
+  }
+  case Op::Mov:
+    if (!count(2, 2) || !(isDestination(0) || kindOf(0) == Operand::Vector) ||
+        !(isValue(1) || kindOf(1) == Operand::Vector))
+      return bad("bad operands");
+    break;
+  case Op::Shfl: {
+    unsigned base = in.pairedDestination ? 2 : 1;
+    if (!count(base + 4, base + 4) || !isDestination(0))
+      return bad("takes d[|p], a, b, c, membermask");
+    break;
+  }
+  case Op::Setp: {
+    unsigned base = in.pairedDestination ? 2 : 1;
+    unsigned sources = in.boolOp == BoolOp::None ? 2 : 3;
+    if (!count(base + sources, base + sources) || !isDestination(0))
+      return bad("bad operands");
+    if (!isFloat(in.type) && in.compare >= Compare::Equ)
+      return bad("unordered comparisons are for floating-point types");
+    break;
+  }
+  case Op::Selp:
+  case Op::Mad:
+  case Op::Fma:
+  case Op::Bfe:
+    if (!count(4, 4) || !isDestination(0) || !isValue(1) || !isValue(2) ||
+        !isValue(3))
+      return bad("takes a destination and three sources");
+    break;
+  case Op::Neg:
+  case Op::Abs:
+  case Op::Not:
+  case Op::Rcp:
+  case Op::Sqrt:
+  case Op::Rsqrt:
+  case Op::Ex2:
+  case Op::Lg2:
+  case Op::Sin:
+  case Op::Cos:
+  case Op::Tanh:
+  case Op::Popc:
+  case Op::Clz:
+  case Op::Brev:
+  case Op::Cvt:
+  case Op::Cvta:
+  case Op::CvtaTo:
+    if (!count(2, 2) || !isDestination(0) || !isValue(1))
+      return bad("takes a destination and one source");
+    break;
+  default: // binary operations
+    if (!count(3, 3) || !isDestination(0) || !isValue(1) || !isValue(2))
+      return bad("takes a destination and two sources");
+    break;
+  }
+  if (needsType && in.type == Type::None)
+    return bad("the instruction has no type");
+  // Forms the executor has no rule for fail here, at load, not at run time.
+  bool half = in.type == Type::F16 || in.type == Type::BF16;
+  if (half && in.op != Op::Ld && in.op != Op::St && in.op != Op::Mov &&
+      in.op != Op::Cvt && in.op != Op::Setp && in.op != Op::Selp &&
+      in.op != Op::Add && in.op != Op::Sub && in.op != Op::Mul &&
+      in.op != Op::Fma && in.op != Op::Mad && in.op != Op::Neg &&
+      in.op != Op::Abs && in.op != Op::Min && in.op != Op::Max &&
+      in.op != Op::Copysign && in.op != Op::Mma && in.op != Op::Ldmatrix)
+    return fail("unsupported PTX instruction '%s' (no 16-bit form)",
+                opcode.c_str());
+  if (in.type == Type::F64 &&
+      (in.op == Op::Ex2 || in.op == Op::Lg2 || in.op == Op::Sin ||
+       in.op == Op::Cos || in.op == Op::Tanh))
+    return fail("unsupported PTX instruction '%s' (no f64 form)",
+                opcode.c_str());
   return true;
 }
 

@@ -910,25 +910,77 @@ def test_shared_with_barrier_is_not_a_race(gpu):
 
 
 def test_barrier_reached_by_part_of_a_warp(gpu, capfd):
-    # Lanes 0-15 branch around the bar.sync that lanes 16-31 execute.
+    # Lanes 0-15 branch around the bar.sync that lanes 16-31 execute and go
+    # on to a store without exiting.
     ptx = HEADER + """\
-.visible .entry split_barrier()
+.visible .entry split_barrier(.param .u64 out)
 {
     .reg .pred %p<2>;
     .reg .b32 %r<2>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [out];
     mov.u32 %r1, %tid.x;
     setp.lt.u32 %p1, %r1, 16;
     @%p1 bra SKIP;
     bar.sync 0;                          // the barrier
 SKIP:
+    st.global.u32 [%rd1], %r1;
     ret;
 }
 """
     function = gpu.kernel(ptx, "split_barrier")
-    assert gpu.launch(function, (1, 1, 1), (32, 1, 1)) == 0
+    out = gpu.upload(np.zeros(1, np.uint32))
+    assert gpu.launch(function, (1, 1, 1), (32, 1, 1), out) == 0
     assert_fault(gpu, capfd, CUDA_ERROR_LAUNCH_FAILED, "split_barrier", ptx,
                  "the barrier", thread=(16, 0, 0),
-                 words=["bar.sync", "part of warp 0", "0xffff0000"])
+                 words=["bar.sync", "part of warp 0", "0xffff0000",
+                        "without exiting"])
+
+
+@pytest.mark.parametrize("layout", ["return-first", "barrier-first"])
+def test_threads_that_return_before_a_barrier_are_not_waited_for(gpu,
+                                                                 layout):
+    # if (tid < 8) return; __syncthreads(); out[tid] = shared word of
+    # another thread -- in both layouts compilers emit.
+    branch = {"return-first": """\
+    @%p1 bra BODY;
+    ret;
+BODY:""", "barrier-first": """\
+    @!%p1 bra DONE;"""}[layout]
+    tail = {"return-first": "", "barrier-first": "DONE:\n    ret;\n"}[layout]
+    ptx = HEADER + """\
+.visible .entry early_return(.param .u64 out)
+{
+    .reg .pred %%p<2>;
+    .reg .b32 %%r<6>;
+    .reg .b64 %%rd<6>;
+    .shared .align 4 .b8 words[256];
+    ld.param.u64 %%rd1, [out];
+    mov.u32 %%r1, %%tid.x;
+    setp.ge.u32 %%p1, %%r1, 8;
+%s
+    mul.wide.u32 %%rd2, %%r1, 4;
+    mov.u64 %%rd3, words;
+    add.s64 %%rd4, %%rd3, %%rd2;
+    st.shared.u32 [%%rd4], %%r1;
+    bar.sync 0;
+    xor.b32 %%r2, %%r1, 1;
+    mul.wide.u32 %%rd2, %%r2, 4;
+    add.s64 %%rd4, %%rd3, %%rd2;
+    ld.shared.u32 %%r3, [%%rd4];
+    mul.wide.u32 %%rd2, %%r1, 4;
+    add.s64 %%rd5, %%rd1, %%rd2;
+    st.global.u32 [%%rd5], %%r3;
+%s    ret;
+}
+""" % (branch, tail)
+    function = gpu.kernel(ptx, "early_return")
+    out = gpu.upload(np.zeros(64, np.uint32))
+    assert gpu.launch(function, (1, 1, 1), (64, 1, 1), out) == 0
+    assert gpu.synchronize() == 0
+    expected = np.zeros(64, np.uint32)
+    expected[8:] = np.arange(8, 64) ^ 1
+    np.testing.assert_array_equal(gpu.download(out, 64, np.uint32), expected)
 
 
 def test_mma_reached_by_part_of_a_warp(gpu, capfd):
@@ -1331,3 +1383,96 @@ def test_counters(tmp_path):
     # Nothing was freed before the context ended: every allocation at once.
     assert counters["peak_device_bytes"] == \
         (256 + 256) + (512 + 256 + 512 + 512) + (128 + 128)
+
+
+# Malformed or hostile PTX: each is refused when the module loads, with the
+# error code and the line, never a crash of the simulator.
+CUDA_ERROR_INVALID_PTX = 218
+MALFORMED = {
+    "barrier without a kind": ("bar;", CUDA_ERROR_NOT_SUPPORTED),
+    "branch to a number": ("bra 100000000;", CUDA_ERROR_INVALID_PTX),
+    "branch without a target": ("bra;", CUDA_ERROR_INVALID_PTX),
+    "store without operands": ("st.global.u32;", CUDA_ERROR_INVALID_PTX),
+    "load without a type": ("ld.global %r1, [%rd1];", CUDA_ERROR_INVALID_PTX),
+    "vector of the wrong size": ("ld.global.v4.u32 {%r1, %r2}, [%rd1];",
+                                 CUDA_ERROR_INVALID_PTX),
+    "mma with scalars": ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                         "%r1, %r1, %r1, %r1;", CUDA_ERROR_INVALID_PTX),
+    "huge local array": (".local .b8 buf[3000000000];",
+                         CUDA_ERROR_INVALID_PTX),
+    "unimplemented special register": ("mov.u32 %r1, %smid;",
+                                       CUDA_ERROR_NOT_SUPPORTED),
+    "f16 form with no rule": ("ex2.approx.f16 %h1, %h1;",
+                              CUDA_ERROR_NOT_SUPPORTED),
+    "integer unordered compare": ("setp.ltu.s32 %p1, %r1, %r1;",
+                                  CUDA_ERROR_INVALID_PTX),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_ptx_is_refused_at_load(gpu, capfd, case):
+    body, code = MALFORMED[case]
+    ptx = HEADER + (".visible .entry k()\n{\n    .reg .pred %p<2>;\n"
+                    "    .reg .b16 %h<2>;\n    .reg .b32 %r<3>;\n"
+                    "    .reg .b64 %rd<2>;\n    " + body + "\n    ret;\n}\n")
+    status, _ = gpu.load(ptx)
+    assert status == code, (status, capfd.readouterr().err)
+    line = HEADER.count("\n") + 7  # the body's line
+    assert "line %d" % line in capfd.readouterr().err
+
+
+def test_a_branch_to_the_end_of_a_function_returns(gpu):
+    ptx = HEADER + """\
+.visible .entry to_end()
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<2>;
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 bra END;
+    ret;
+END:
+}
+"""
+    assert gpu.launch(gpu.kernel(ptx, "to_end"), (1, 1, 1), (32, 1, 1)) == 0
+    assert gpu.synchronize() == 0
+
+
+def test_an_endless_loop_times_out(gpu, capfd, monkeypatch):
+    monkeypatch.setenv("MIXPREC_GPUSIM_MAX_WARP_INSTRUCTIONS", "100000")
+    ptx = HEADER + ".visible .entry spin()\n{\nLOOP:\n    bra LOOP;\n}\n"
+    assert gpu.launch(gpu.kernel(ptx, "spin"), (1, 1, 1), (32, 1, 1)) == 0
+    assert gpu.synchronize() == 702  # CUDA_ERROR_LAUNCH_TIMEOUT
+    assert "more than 100000 warp instructions" in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("space", ["shared", "global", "param"])
+def test_addresses_that_wrap_around_fault(gpu, capfd, space):
+    # An address 4 bytes below zero: addr + 4 wraps to 0. For global memory
+    # lane 0 first touches a good address (it fills the range cache) and
+    # lane 1 faults; elsewhere every lane takes the bad address.
+    where = {"shared": "ld.shared.u32 %r2, [%rd2];",
+             "global": "ld.global.u32 %r2, [%rd2];",
+             "param": "ld.param.u32 %r2, [%rd2];"}[space]
+    ptx = HEADER + """\
+.visible .entry wrap(.param .u64 good)
+{
+    .reg .pred %%p<2>;
+    .reg .b32 %%r<3>;
+    .reg .b64 %%rd<3>;
+    .shared .align 4 .b8 words[64];
+    ld.param.u64 %%rd1, [good];
+    mov.u32 %%r1, %%tid.x;
+    setp.eq.u32 %%p1, %%r1, 0;
+    selp.b64 %%rd2, %%rd1, -4, %%p1;
+    %s
+    ret;
+}
+""" % where
+    good = gpu.upload(np.zeros(16, np.uint32))
+    argument = good if space == "global" else 2 ** 64 - 4
+    assert gpu.launch(gpu.kernel(ptx, "wrap"), (1, 1, 1), (32, 1, 1),
+                      argument) == 0
+    assert gpu.synchronize() == CUDA_ERROR_ILLEGAL_ADDRESS
+    lane = 1 if space == "global" else 0
+    assert "thread (%d,0,0)" % lane in capfd.readouterr().err
