@@ -1,4 +1,4 @@
-//===- AutocastCategoryTest.cpp - the category table of ARCHITECTURE §1 ---===//
+//===- AutocastCategoryTest.cpp - the category table of docs/design.md §1 -===//
 //
 // Every op of the dialect must declare exactly the category that the
 // architecture's table gives it. The expected table is written out here by

@@ -3,7 +3,7 @@
 // On each optimizer-step function: the loss seed times the scale, the
 // gradients unscaled in FP32, one all-finite check over all of them, every
 // optimizer write selected against the old value, and the scaler's state
-// (ARCHITECTURE.md §1) updated in buffers, so a step never asks the host.
+// (docs/design.md §1) updated in buffers, so a step never asks the host.
 //
 //===----------------------------------------------------------------------===//
 

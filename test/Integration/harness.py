@@ -1,7 +1,7 @@
 """Compiling one-function modules and comparing their results with PyTorch.
 
 Every 16-bit result is compared with a PyTorch emulation that rounds at the
-same points as mixprec (ARCHITECTURE.md §4): inputs are 16-bit values,
+same points as mixprec (docs/design.md §4): inputs are 16-bit values,
 the computation runs in float32, and the result is rounded once.
 """
 import functools

@@ -44,7 +44,7 @@ def scaler_state(trainer):
 def test_loss_scale_rule_step_for_step():
     # init 1024, growth every 2 clean steps, hysteresis 2, scale in
     # [256, 4096]. Expected (scale, tracker, hysteresis left, skipped)
-    # after each step, worked out by hand from ARCHITECTURE.md section 1.
+    # after each step, worked out by hand from docs/design.md section 1.
     model = compile_mlir(LINEAR.replace("OPTIMIZER", "#mixprec.adam<>"), (
         "--amp=precision=f16 init-scale=1024 growth-interval=2 "
         "hysteresis=2 min-scale=256 max-scale=4096",))

@@ -2,7 +2,7 @@
 backend against PyTorch.
 
 16-bit inputs are widened and accumulated in f32; the result is rounded once
-to the op's type (ARCHITECTURE.md §4). The references compute in float64 on
+to the op's type (docs/design.md §4). The references compute in float64 on
 the same (16-bit) input values, and assert_close rounds them once to the
 result type, so only the backend's own f32 rounding is measured.
 

@@ -4,7 +4,7 @@ Each op runs on 16-bit (or f32) inputs; the reference is PyTorch's backward
 of the forward op in float64 on the same input values (autograd, or the
 backward kernel that autograd calls where the op takes the forward output),
 and assert_close rounds it once to the result type: mixprec computes in f32
-and rounds once (ARCHITECTURE.md §4).
+and rounds once (docs/design.md §4).
 
 The adjoints of --mixprec-autodiff that use maximum_grad, minimum_grad and
 reduce_max_grad, and those of strided slices and eval-mode batch_norm, are

@@ -3,7 +3,7 @@ backend against PyTorch.
 
 These are FP32-category ops (reduce_max follows its input): statistics and
 sums are f32 whatever the input type, and a 16-bit result is rounded once
-when it is stored (ARCHITECTURE.md §4). The references compute in float64 on
+when it is stored (docs/design.md §4). The references compute in float64 on
 the same (16-bit) input values; assert_close rounds them once to the result
 type.
 """

@@ -3,7 +3,7 @@ dropout on the CPU backend against PyTorch and python/mixprec/philox.py.
 
 The shape ops only move data (concat also widens 16-bit inputs to the
 result type, which is exact), so their results must equal the references
-bit for bit. Dropout's mask is Philox4x32-10 (ARCHITECTURE.md §3) and must
+bit for bit. Dropout's mask is Philox4x32-10 (docs/design.md §3) and must
 equal `mixprec.philox.dropout_mask`; kept values are multiplied by
 float32(1 / (1 - p)) in f32 and rounded once (`mixprec.philox.dropout`).
 """

@@ -3,7 +3,7 @@ on the CPU backend against torch.optim and hand-computed loss-scale states.
 
 The optimizer ops are FP32-category: 16-bit parameters and gradients are
 widened, the step runs in f32 and the new parameter is rounded once to its
-type (ARCHITECTURE.md §4); moments and momentum buffers are f32. The
+type (docs/design.md §4); moments and momentum buffers are f32. The
 references run torch.optim on f32 copies of the same values; assert_close
 rounds them once to the parameter type.
 
@@ -13,7 +13,7 @@ coupled and decoupled weight decay swapped): the reference of a neighbour
 must fail the same comparison, so a lowering that ignored that
 hyperparameter would fail the test.
 
-The loss-scale rule is ARCHITECTURE.md §1; its expected states are written
+The loss-scale rule is docs/design.md §1; its expected states are written
 out by hand below.
 """
 import pytest

@@ -11,7 +11,7 @@ def ConvertMixprecToLinalg : Pass<"convert-mixprec-to-linalg",
   let description = [{
     Every compute and training op of the dialect becomes linalg (named or
     generic) ops on tensors with arith/math bodies, keeping the 16-bit
-    semantics of ARCHITECTURE.md §4: a 16-bit op computes in f32 and rounds
+    semantics of docs/design.md §4: a 16-bit op computes in f32 and rounds
     once, to its result type; contractions widen 16-bit inputs inside the
     contraction and accumulate in f32; casts round to nearest even.
 
@@ -124,7 +124,7 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
 
     Results are exact for every shape: masks or peeled tiles cover the
     remainders. Products and sums are f32 (or the accumulator's type) as in
-    the op; no fast-math flag is added (ARCHITECTURE.md §4). The CPU
+    the op; no fast-math flag is added (docs/design.md §4). The CPU
     pipeline lowers `vector.contract` to outer products, i.e. scalar
     broadcasts and vector FMAs (`llvm.intr.fmuladd`). Dynamic shapes and
     other ops are left alone (they become loops).
@@ -190,7 +190,7 @@ def MixprecFuseElementwise
     user (`linalg::populateElementwiseOpsFusionPatterns`): a chain becomes
     one op, so the CUDA backend runs it as one kernel and keeps no buffer
     between its links. Each body is inlined unchanged, casts included, so
-    the rounding points of the mixprec IR stay (ARCHITECTURE.md §4).
+    the rounding points of the mixprec IR stay (docs/design.md §4).
     Contractions and reductions take no producer: their multiply-accumulate
     bodies are what `--mixprec-gpu-tensor-core-gemm` matches.
 
@@ -238,7 +238,7 @@ def MixprecGpuTensorCoreGemm
     16-deep slice, accumulating in f32 registers. The epilogue adds the
     f32 sums to the output's initial value once, masking rows and columns
     past M and N: every shape is exact up to f32 summation order
-    (ARCHITECTURE.md §4). A reduction loop must not index the output.
+    (docs/design.md §4). A reduction loop must not index the output.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<37x53xf16>, memref<53x29xf16>)

@@ -38,7 +38,7 @@ def MixprecAutocast : Pass<"mixprec-autocast", "::mlir::ModuleOp"> {
   let summary = "Give every op FP16/BF16 or FP32 with the fewest casts";
   let description = [{
     Assigns a precision to every compute op of every function by its autocast
-    category (ARCHITECTURE.md §1), after `precision`, the overrides and the
+    category (docs/design.md §1), after `precision`, the overrides and the
     pins:
 
     - `tensor_core` ops take `precision` inputs and accumulate in FP32; a
@@ -211,7 +211,7 @@ def MixprecLossScaling : Pass<"mixprec-loss-scaling", "::mlir::ModuleOp"> {
     `mode=dynamic` keeps `(scale, tracker, hysteresis)` in the buffers
     `@<step>.loss_scale`, `@<step>.loss_scale_tracker` and
     `@<step>.loss_scale_hysteresis` and updates them with
-    `mixprec.loss_scale_update` (ARCHITECTURE.md §1); `mode=static` keeps the
+    `mixprec.loss_scale_update` (docs/design.md §1); `mode=static` keeps the
     scale at `init-scale`; `mode=none` only clips (when `max-grad-norm` is set).
 
     ```mlir

@@ -3,7 +3,7 @@
 // Fuses a linalg producer that computes elementwise into the elementwise op
 // that is its only user, so a chain of them becomes one loop nest, one GPU
 // kernel, with no buffer in between. Each op's body is inlined as it is:
-// its casts, so its rounding points, stay (ARCHITECTURE.md §4).
+// its casts, so its rounding points, stay (docs/design.md §4).
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,7 +3,7 @@
 // Every contraction becomes a linalg named op whose inputs keep their element
 // type and whose output is an f32 accumulator filled with 0: the named ops'
 // bodies widen the inputs (arith.extf for f16/bf16) before the product, so
-// products and sums are f32 (ARCHITECTURE.md §4). One epilogue then adds the
+// products and sums are f32 (docs/design.md §4). One epilogue then adds the
 // widened bias, if any, and rounds once to the op's result type.
 //
 //   matmul       -> linalg.matmul (transposes as indexing_maps)

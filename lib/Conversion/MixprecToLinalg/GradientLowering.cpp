@@ -2,7 +2,7 @@
 //
 // Each backward op widens its 16-bit operands to f32 as it reads them, keeps
 // every statistic and sum in f32 and rounds each result once, when it is
-// stored (ARCHITECTURE.md §4). Statistics of the forward op (softmax's
+// stored (docs/design.md §4). Statistics of the forward op (softmax's
 // maximum and sum, layer_norm's mean and 1/std) are recomputed in f32 from
 // the forward op's input, as PyTorch saves them in f32.
 //

@@ -1,6 +1,6 @@
 //===- LoweringUtils.h - shared pieces of the linalg lowering ---*- C++ -*-===//
 //
-// The 16-bit semantics of ARCHITECTURE.md §4 live here, once: a 16-bit value
+// The 16-bit semantics of docs/design.md §4 live here, once: a 16-bit value
 // is widened to f32 when it enters a computation and rounded to nearest even
 // when the op's result is stored.
 //

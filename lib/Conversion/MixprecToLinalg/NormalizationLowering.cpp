@@ -2,7 +2,7 @@
 //
 // Every statistic (max, sum, mean, variance, 1/std) is an f32 tensor over the
 // kept dims, whatever the input type; 16-bit inputs are widened as they are
-// read and the result is rounded once, when it is stored (ARCHITECTURE.md §4).
+// read and the result is rounded once, when it is stored (docs/design.md §4).
 // Variances are two-pass: sum((x - mean)^2) after the mean, never
 // E[x^2] - E[x]^2, which cancels catastrophically in f32.
 //

@@ -1,7 +1,7 @@
 //===- ReductionLowering.cpp - reductions, losses, all_finite -------------===//
 //
 // Sums accumulate in f32 whatever the input type and are rounded once to the
-// result type (ARCHITECTURE.md §4); the maximum is exact in any type and
+// result type (docs/design.md §4); the maximum is exact in any type and
 // propagates NaN. Nothing here depends on fast-math: all_finite must see
 // every Inf and NaN.
 //

@@ -83,7 +83,7 @@ struct LossScaleUpdateLowering : public OpRewritePattern<LossScaleUpdateOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LossScaleUpdateOp op,
                                 PatternRewriter &rewriter) const override {
-    // ARCHITECTURE.md §1, both branches computed and selected on `finite`:
+    // docs/design.md §1, both branches computed and selected on `finite`:
     //   overflow: tracker = 0; hyst > 1 ? hyst -= 1
     //                                    : scale = max(scale * backoff, min)
     //   clean:    tracker += 1; at tracker == interval:

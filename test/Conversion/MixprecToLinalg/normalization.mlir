@@ -1,7 +1,7 @@
 // RUN: mixprec-opt %s -split-input-file --convert-mixprec-to-linalg | FileCheck %s
 // RUN: mixprec-opt %s -split-input-file --convert-mixprec-to-linalg | FileCheck %s --check-prefix=ROUND
 
-// ROUND checks that a 16-bit result is rounded exactly once (ARCHITECTURE.md
+// ROUND checks that a 16-bit result is rounded exactly once (docs/design.md
 // §4): one truncf per 16-bit result, none anywhere else.
 
 // Numerically stable softmax: an f32 row max (from -inf, NaN-propagating),

@@ -1,6 +1,6 @@
 // RUN: mixprec-opt %s -split-input-file --convert-mixprec-to-linalg | FileCheck %s
 
-// The loss-scale rule of ARCHITECTURE.md §1 as scalar code on 0-d tensors:
+// The loss-scale rule of docs/design.md §1 as scalar code on 0-d tensors:
 // both branches computed, selected on `finite`.
 // CHECK-LABEL: func.func @loss_scale(
 // CHECK-SAME:    [[S:%[^:]+]]: tensor<f32>, [[T:%[^:]+]]: tensor<i32>, [[H:%[^:]+]]: tensor<i32>, [[OK:%[^:]+]]: tensor<i1>)

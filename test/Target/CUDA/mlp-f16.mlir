@@ -35,7 +35,7 @@
 // CHECK-NOT: mma.sync
 
 // No arithmetic flushes subnormals to zero (FP16 subnormals carry small
-// gradients; ARCHITECTURE.md §4). libdevice's expf range-reduces before its
+// gradients; docs/design.md §4). libdevice's expf range-reduces before its
 // ex2.approx.ftz, so that one is exact for every input that matters.
 // NUMERICS-NOT: {{(add|sub|mul|fma|div|max|min|cvt|setp|neg|abs)[.a-z0-9]*\.ftz}}
 

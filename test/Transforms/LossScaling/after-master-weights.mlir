@@ -1,7 +1,7 @@
 // RUN: mixprec-opt %s -split-input-file --mixprec-autocast --mixprec-autodiff --mixprec-master-weights --mixprec-loss-scaling | FileCheck %s
 // RUN: mixprec-opt %s -split-input-file --mixprec-autocast --mixprec-autodiff --mixprec-master-weights=mode=none --mixprec-loss-scaling | FileCheck %s --check-prefix=NONE
 
-// Loss scaling after master weights (the order of ARCHITECTURE.md §3): the
+// Loss scaling after master weights (the order of docs/design.md §3): the
 // gradient casts master weights puts in front of the updates must still be
 // unscaled in FP32 and checked, and the result must verify.
 //

@@ -2,7 +2,7 @@
 // RUN: mixprec-opt %mixprec_src_root/examples/mlp.mlir --mixprec-amp="precision=bf16 max-grad-norm=1.0" | FileCheck %s --check-prefix=AMP
 
 // Gradient clipping is independent of loss scaling (PyTorch's
-// clip_grad_norm_ needs no GradScaler; ARCHITECTURE.md §3: "gradient clipping
+// clip_grad_norm_ needs no GradScaler; docs/design.md §3: "gradient clipping
 // works on unscaled gradients"). With mode=none -- the --mixprec-amp default
 // for bf16 -- max-grad-norm must still clip the (already unscaled) gradients
 // rather than be dropped without a word.

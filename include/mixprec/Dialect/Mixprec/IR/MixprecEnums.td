@@ -7,7 +7,7 @@ include "mlir/IR/EnumAttr.td"
 include "mixprec/Dialect/Mixprec/IR/MixprecDialect.td"
 
 def Mixprec_AutocastCategory : I32EnumAttr<"AutocastCategory",
-    "the precision policy of an op kind (ARCHITECTURE.md §1)", [
+    "the precision policy of an op kind (docs/design.md §1)", [
       I32EnumAttrCase<"TensorCore", 0, "tensor_core">,
       I32EnumAttrCase<"FP32", 1, "fp32">,
       I32EnumAttrCase<"Promote", 2, "promote">,

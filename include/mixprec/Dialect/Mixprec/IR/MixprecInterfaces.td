@@ -9,7 +9,7 @@ def Mixprec_AutocastOpInterface : OpInterface<"AutocastOpInterface"> {
   let cppNamespace = "::mixprec";
   let description = [{
     Every op of the dialect declares the autocast category of its kind
-    (ARCHITECTURE.md §1): `tensor_core` ops take 16-bit inputs and accumulate
+    (docs/design.md §1): `tensor_core` ops take 16-bit inputs and accumulate
     in FP32, `fp32` ops take FP32 inputs, `promote` ops run in their widest
     input type and `follow` ops run in whatever their input is. An op gets its
     category from exactly one of the traits `TensorCoreCategory`,

@@ -114,7 +114,7 @@ def Mixprec_InferTypeOpAdaptor : TraitList<[
   }]>
 ]>;
 
-// Every op names its autocast category: the table of ARCHITECTURE.md §1.
+// Every op names its autocast category: the table of docs/design.md §1.
 class Mixprec_Op<string mnemonic, Trait category, list<Trait> traits = []>
     : Op<Mixprec_Dialect, mnemonic,
          !listconcat([category, Mixprec_AutocastOpInterface], traits)>;
@@ -798,7 +798,7 @@ def Mixprec_SelectOp : Mixprec_Op<"select", Mixprec_FP32Category, [
 
 def Mixprec_LossScaleUpdateOp : Mixprec_Op<"loss_scale_update",
     Mixprec_FP32Category, [Pure, Mixprec_KeepsTypes]> {
-  let summary = "the dynamic loss-scale rule of ARCHITECTURE.md §1";
+  let summary = "the dynamic loss-scale rule of docs/design.md §1";
   let description = [{
     Given the state `(scale, tracker, hysteresis_left)` and whether this
     step's gradients were all finite, returns the next state:
