@@ -1691,6 +1691,38 @@ void Executor::integerOp(const Instruction &in, uint32_t lanes) {
   }
 }
 
+/// The IEEE operations f32 and f64 share, in the host's current rounding
+/// mode (.approx division and reciprocal are correctly rounded); false for
+/// any other operation.
+template <typename T> bool basicArithmetic(Op op, T a, T b, T c, T &result) {
+  switch (op) {
+  case Op::Add:
+    result = a + b;
+    return true;
+  case Op::Sub:
+    result = a - b;
+    return true;
+  case Op::Mul:
+    result = a * b;
+    return true;
+  case Op::Fma:
+  case Op::Mad:
+    result = std::fma(a, b, c);
+    return true;
+  case Op::Div:
+    result = a / b;
+    return true;
+  case Op::Rcp:
+    result = T(1) / a;
+    return true;
+  case Op::Sqrt:
+    result = std::sqrt(a);
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// PTX min/max: a NaN input yields the other input (both NaN: the canonical
 /// NaN), -0 orders below +0; with .NaN any NaN input yields the canonical
 /// NaN.
@@ -1764,49 +1796,32 @@ void Executor::floatOp(const Instruction &in, uint32_t lanes) {
       float a = flushF32(f32(aBits), ftz), b = flushF32(f32(bBits), ftz),
             c = flushF32(f32(cBits), ftz);
       float r = 0;
-      switch (in.op) {
-      case Op::Add:
-        r = a + b;
-        break;
-      case Op::Sub:
-        r = a - b;
-        break;
-      case Op::Mul:
-        r = a * b;
-        break;
-      case Op::Fma:
-      case Op::Mad:
-        r = std::fma(a, b, c);
-        break;
-      case Op::Div: // .approx and .full: correctly rounded
-        r = a / b;
-        break;
-      case Op::Rcp:
-        r = 1.0f / a;
-        break;
-      case Op::Sqrt:
-        r = std::sqrt(a);
-        break;
-      case Op::Rsqrt:
-        r = float(1.0 / std::sqrt(double(a)));
-        break;
-      case Op::Ex2:
-        r = float(std::exp2(double(a)));
-        break;
-      case Op::Lg2:
-        r = float(std::log2(double(a)));
-        break;
-      case Op::Sin:
-        r = float(std::sin(double(a)));
-        break;
-      case Op::Cos:
-        r = float(std::cos(double(a)));
-        break;
-      case Op::Tanh:
-        r = float(std::tanh(double(a)));
-        break;
-      default:
-        break;
+      if (!basicArithmetic(in.op, a, b, c, r)) {
+        // .approx functions: computed in double, rounded once.
+        double x = double(a);
+        switch (in.op) {
+        case Op::Rsqrt:
+          r = float(1.0 / std::sqrt(x));
+          break;
+        case Op::Ex2:
+          r = float(std::exp2(x));
+          break;
+        case Op::Lg2:
+          r = float(std::log2(x));
+          break;
+        case Op::Sin:
+          r = float(std::sin(x));
+          break;
+        case Op::Cos:
+          r = float(std::cos(x));
+          break;
+        case Op::Tanh:
+          r = float(std::tanh(x));
+          break;
+        default:
+          raise(kIllegalInstruction, lane, "this instruction has no f32 form");
+          return;
+        }
       }
       if (in.sat)
         r = std::isnan(r) ? 0.0f : std::min(std::max(r, 0.0f), 1.0f);
@@ -1814,35 +1829,12 @@ void Executor::floatOp(const Instruction &in, uint32_t lanes) {
       result = std::isnan(r) ? canonicalNaN(format) : floatToBits(r);
     } else if (type == Type::F64) {
       double a = f64(aBits), b = f64(bBits), c = f64(cBits), r = 0;
-      switch (in.op) {
-      case Op::Add:
-        r = a + b;
-        break;
-      case Op::Sub:
-        r = a - b;
-        break;
-      case Op::Mul:
-        r = a * b;
-        break;
-      case Op::Fma:
-      case Op::Mad:
-        r = std::fma(a, b, c);
-        break;
-      case Op::Div:
-        r = a / b;
-        break;
-      case Op::Rcp:
-        r = 1.0 / a;
-        break;
-      case Op::Sqrt:
-        r = std::sqrt(a);
-        break;
-      case Op::Rsqrt:
+      if (!basicArithmetic(in.op, a, b, c, r)) {
+        if (in.op != Op::Rsqrt) {
+          raise(kIllegalInstruction, lane, "this instruction has no f64 form");
+          return;
+        }
         r = 1.0 / std::sqrt(a);
-        break;
-      default:
-        raise(kIllegalInstruction, lane, "this instruction has no f64 form");
-        return;
       }
       if (in.ftz && std::fpclassify(r) == FP_SUBNORMAL)
         r = std::copysign(0.0, r);
