@@ -1476,3 +1476,26 @@ def test_addresses_that_wrap_around_fault(gpu, capfd, space):
     assert gpu.synchronize() == CUDA_ERROR_ILLEGAL_ADDRESS
     lane = 1 if space == "global" else 0
     assert "thread (%d,0,0)" % lane in capfd.readouterr().err
+
+
+def test_launches_are_checked_as_a_driver_checks_them(gpu):
+    ptx = HEADER + """\
+.visible .entry small()
+.maxntid 32, 1, 1
+{
+    ret;
+}
+"""
+    function = gpu.kernel(ptx, "small")
+    CUDA_ERROR_INVALID_VALUE = 1
+    # More threads than .maxntid allows.
+    assert gpu.launch(function, (1, 1, 1), (64, 1, 1)) == \
+        CUDA_ERROR_INVALID_VALUE
+    # More dynamic shared memory than 48 KiB without cuFuncSetAttribute.
+    assert gpu.lib.cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 49 * 1024,
+                                  None, None, None) == \
+        CUDA_ERROR_INVALID_VALUE
+    assert gpu.lib.cuFuncSetAttribute(function, 8, 49 * 1024) == 0
+    assert gpu.lib.cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 49 * 1024,
+                                  None, None, None) == 0
+    assert gpu.synchronize() == 0
