@@ -177,6 +177,55 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
   ];
 }
 
+def MixprecOutlineLoopNests
+    : Pass<"mixprec-outline-loop-nests", "::mlir::ModuleOp"> {
+  let summary = "Move each loop nest into a function of its own, shared by "
+                "every identical nest";
+  let description = [{
+    After bufferization, every loop nest of a function (a linalg op on
+    memrefs, or a loop such as the register tiles of
+    `--mixprec-tile-and-vectorize`) becomes a call of a private, `no_inline`
+    function. Nests that are the same op for op, on the same types, call
+    one function: a model whose layers repeat compiles one layer's nests
+    once, and LLVM optimizes many small functions instead of one function
+    as large as the model (its cost grows faster than linearly with a
+    function's size). Nests inside other regions (the `scf.if` of a guarded
+    update) are outlined where they stand.
+
+    The function takes the nest's operands and the values it uses from
+    above; index and vector constants are cloned into it, so loop bounds and
+    shapes stay static, while scalar constants (a dropout stream, a scale)
+    are arguments, so nests that differ only in such a constant are shared.
+    The code inside is unchanged: every rounding point stays where it was.
+
+    ```mlir
+    func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {
+      linalg.generic {...} ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {...}
+      linalg.generic {...} ins(%b : memref<4xf32>) outs(%a : memref<4xf32>) {...}
+      return
+    }
+    ```
+    becomes, when the two generics are the same,
+    ```mlir
+    func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {
+      call @f_loops_0(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+      call @f_loops_0(%b, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+      return
+    }
+    func.func private @f_loops_0(%0: memref<4xf32>, %1: memref<4xf32>)
+        attributes {passthrough = ["noinline"]} {
+      linalg.generic {...} ins(%0 : memref<4xf32>) outs(%1 : memref<4xf32>) {...}
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"share", "share", "bool", /*default=*/"true",
+           "Call one function for every structurally identical nest">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // CUDA backend
 //===----------------------------------------------------------------------===//
@@ -304,6 +353,30 @@ def MixprecGpuMapToKernels
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
   ];
+}
+
+def MixprecGpuDeduplicateKernels
+    : Pass<"mixprec-gpu-deduplicate-kernels", "::mlir::ModuleOp"> {
+  let summary = "Launch one kernel for every set of identical kernels";
+  let description = [{
+    After `gpu-kernel-outlining`, a model whose layers repeat has each
+    layer's kernels once per layer, and every one of them would be lowered
+    to NVVM, compiled to PTX and assembled by ptxas. Kernels of a
+    `gpu.module` that are the same op for op, with the same attributes
+    (known block and grid sizes among them), are one kernel: every launch
+    of a copy launches the first, and the copies are erased.
+
+    ```mlir
+    gpu.launch_func @kernels::@f_kernel_3 blocks in (%c8, %c1, %c1) ...
+    gpu.launch_func @kernels::@f_kernel_9 blocks in (%c8, %c1, %c1) ...
+    ```
+    becomes, when `@f_kernel_9` is a copy of `@f_kernel_3`,
+    ```mlir
+    gpu.launch_func @kernels::@f_kernel_3 blocks in (%c8, %c1, %c1) ...
+    gpu.launch_func @kernels::@f_kernel_3 blocks in (%c8, %c1, %c1) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 def MixprecGpuDeviceBuffers

@@ -90,6 +90,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
       // Strided copies would otherwise call memrefCopy (MLIR's runner
       // utilities): make them loops.
       "mixprec-copies-to-loops,"
+      // LLVM optimizes each distinct loop nest once, in a small function.
+      "mixprec-outline-loop-nests,"
       "func.func(convert-linalg-to-loops),";
   if (options.vectorize)
     // Masked ops of partial tiles (when not peeled) lose their masks; n-D
@@ -109,7 +111,11 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   lowering +=
       // Subviews with dynamic offsets (partial tiles) expand to affine.apply.
       "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-      "convert-to-llvm,reconcile-unrealized-casts";
+      "convert-to-llvm,reconcile-unrealized-casts,"
+      // Calls unpack memref descriptors field by field; fold the unpacking
+      // of descriptors the host just built (the host is not optimized by
+      // LLVM, see mixprec-compile).
+      "llvm.func(canonicalize)";
   if (failed(parsePassPipeline(lowering, pm)))
     llvm::report_fatal_error("invalid built-in CPU pipeline");
 }

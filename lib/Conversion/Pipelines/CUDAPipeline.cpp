@@ -61,6 +61,8 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
       "}),"
       "func.func(mixprec-gpu-device-buffers),"
       "gpu-kernel-outlining,"
+      // Repeated layers: each distinct kernel is compiled once.
+      "mixprec-gpu-deduplicate-kernels,"
       // Every launch, copy and free of a function goes on one stream.
       "func.func(gpu-async-region),";
   for (const std::string &chip : options.chips)
@@ -75,7 +77,9 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
               "},"
               "lower-affine,convert-scf-to-cf,gpu-to-llvm,"
               "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-              "convert-to-llvm,reconcile-unrealized-casts";
+              "convert-to-llvm,reconcile-unrealized-casts,"
+              // As on the CPU: fold the host's descriptor unpacking.
+              "llvm.func(canonicalize)";
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("invalid built-in CUDA pipeline");
 }

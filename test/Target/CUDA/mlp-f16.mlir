@@ -12,26 +12,36 @@
 // No contraction of the step is left to the elementwise path:
 // RUN: mixprec-opt %mixprec_src_root/examples/mlp.mlir --pass-pipeline='builtin.module(mixprec-amp{precision=f16},mixprec-expose-state,convert-mixprec-to-linalg,canonicalize,func.func(mixprec-distinct-results),one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},mixprec-gpu-tensor-core-gemm)' | FileCheck %s --check-prefix=LINALG
 
+// Each distinct kernel is in the PTX once, named after the first function
+// that launches it; the train step launches all five GEMMs, which the
+// forward and gradient functions share.
+// RUN: mixprec-compile %mixprec_src_root/examples/mlp.mlir --target=cuda --arch=sm_90 --amp=precision=f16 --emit=mlir -o %t.mlir
+// RUN: %python %S/Inputs/check_kernels.py %t.ptx f16 %t.mlir | FileCheck %s --check-prefix=LAUNCHES
+// LAUNCHES: loss: 2 tensor-core launches, 12 other launches
+// LAUNCHES: train: 5 tensor-core launches, 53 other launches
+// LAUNCHES: train_gradients: 5 tensor-core launches
+// LAUNCHES: distinct: 5 tensor-core kernels
+
 // CHECK: .target sm_90
-// CHECK-LABEL: .entry train_gemm_0(
+// CHECK-LABEL: .entry loss_gemm_0(
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: ldmatrix.sync.aligned.m8n8.x2.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CHECK-LABEL: .entry train_gemm_1(
+// CHECK-LABEL: .entry loss_gemm_1(
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CHECK-LABEL: .entry train_gemm_2(
+// CHECK-LABEL: .entry train_gradients_gemm_2(
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CHECK-LABEL: .entry train_gemm_3(
+// CHECK-LABEL: .entry train_gradients_gemm_3(
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CHECK-LABEL: .entry train_gemm_4(
+// CHECK-LABEL: .entry train_gradients_gemm_4(
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CHECK-NOT: .entry train_gemm_5(
+// CHECK-NOT: _gemm_{{[0-9]+}}(
 // Elementwise kernels, the unscale, the finiteness check and the update:
-// CHECK-LABEL: .entry train_kernel_0(
+// CHECK-LABEL: .entry loss_kernel_0(
 // CHECK-NOT: mma.sync
 
 // No arithmetic flushes subnormals to zero (FP16 subnormals carry small
@@ -40,7 +50,7 @@
 // NUMERICS-NOT: {{(add|sub|mul|fma|div|max|min|cvt|setp|neg|abs)[.a-z0-9]*\.ftz}}
 
 // PTXAS-NOT: error
-// PTXAS: Compiling entry function 'train_gemm_0' for 'sm_90'
+// PTXAS: Compiling entry function 'loss_gemm_0' for 'sm_90'
 // PTXAS-NOT: {{[1-9][0-9]*}} bytes spill
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: {{[1-9][0-9]*}} bytes spill

@@ -13,6 +13,7 @@
 #include "mixprec/Runtime/mixprec.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 
 #include <string>
 #include <vector>
@@ -75,13 +76,19 @@ std::string emitABIHeader(llvm::ArrayRef<FunctionSignature> functions,
                           llvm::StringRef modelName);
 
 /// Translates an LLVM-dialect module to LLVM IR, optimizes it (O3) for
-/// `cpu` ("native" for the host) and writes a position-independent object.
-mlir::LogicalResult emitObjectFile(mlir::ModuleOp module, llvm::StringRef cpu,
-                                   llvm::StringRef path);
+/// `cpu` ("native" for the host) and writes position-independent object
+/// files into `directory`; returns their paths. Functions marked optnone
+/// (the host code, which grows with the model) are generated at O0, whose
+/// cost grows linearly with their size; the rest at O3. Each stage is timed
+/// under `timing`.
+mlir::FailureOr<std::vector<std::string>>
+emitObjectFiles(mlir::ModuleOp module, llvm::StringRef cpu,
+                llvm::StringRef directory, mlir::TimingScope &timing);
 
-/// The LLVM IR of an LLVM-dialect module, optimized as for emitObjectFile.
+/// The LLVM IR of an LLVM-dialect module, optimized as for emitObjectFiles.
 mlir::FailureOr<std::string> emitLLVMIR(mlir::ModuleOp module,
-                                        llvm::StringRef cpu);
+                                        llvm::StringRef cpu,
+                                        mlir::TimingScope &timing);
 
 } // namespace mixprec
 
