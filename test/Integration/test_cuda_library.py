@@ -168,7 +168,7 @@ def test_a_kernel_fault_on_the_simulator_leaves_the_state(tmp_path,
     # The simulator's account: what, which kernel, where, which thread.
     assert re.search(r"gpusim: out-of-bounds 4-byte global read at address "
                      r"0x[0-9a-f]+, \d+ bytes past the end of an allocation "
-                     r".* in kernel 'train_kernel_\d+' at PTX line \d+ "
+                     r".* in kernel '\w+_kernel_\d+' at PTX line \d+ "
                      r"\(ld\.global", message), message
     assert "block (0,0,0), thread (0,0,0)" in message
     after = {name: trainer.get(name).tobytes() for name in before}

@@ -219,9 +219,10 @@ int main(int argc, char **argv) {
   DefaultTimingManager timingManager;
   applyDefaultTimingManagerCLOptions(timingManager);
   TimingScope timing = timingManager.getRootScope();
-  // Pass managers report under `timing`, with the pass manager options.
-  auto configure = [&](PassManager &pm) -> LogicalResult {
-    pm.enableTiming(timing);
+  // Each pass manager reports under a stage of its own, with the pass
+  // manager options.
+  auto configure = [&](PassManager &pm, TimingScope &stage) {
+    pm.enableTiming(stage);
     return applyPassManagerCLOptions(pm);
   };
 
@@ -240,8 +241,9 @@ int main(int argc, char **argv) {
 
   // Autocast and autodiff; the ABI is the signature once state is
   // arguments and results (below).
+  TimingScope trainingTiming = timing.nest("Training passes");
   PassManager training(&context);
-  if (failed(configure(training)))
+  if (failed(configure(training, trainingTiming)))
     return 1;
   if (ampOptions)
     mixprec::buildAmpPipeline(training, *ampOptions);
@@ -263,8 +265,10 @@ int main(int argc, char **argv) {
   if (failed(state))
     return 1;
   std::vector<std::string> trainSteps = mixprec::trainStepNames(*module);
+  trainingTiming.stop();
+  TimingScope exposeTiming = timing.nest("Expose state");
   PassManager expose(&context);
-  if (failed(configure(expose)))
+  if (failed(configure(expose, exposeTiming)))
     return 1;
   expose.addPass(mixprec::createMixprecExposeState());
   if (failed(expose.run(*module)))
@@ -280,8 +284,10 @@ int main(int argc, char **argv) {
       continue;
     function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                       UnitAttr::get(&context));
-    // Its C wrapper calls it; inlined there, LLVM would optimize and
-    // generate the whole function twice.
+    // A public function is host code (allocations, calls of the loop nests
+    // or kernel launches, scalars), as large as the model: LLVM leaves it
+    // unoptimized and generates it at O0 (see emitObjectFiles), and does not
+    // inline it into its C wrapper.
     function->setAttr("passthrough",
                       ArrayAttr::get(&context,
                                      {StringAttr::get(&context, "noinline"),
@@ -297,8 +303,10 @@ int main(int argc, char **argv) {
     }
   }
 
+  exposeTiming.stop();
+  TimingScope loweringTiming = timing.nest("Lowering passes");
   PassManager pm(&context);
-  if (failed(configure(pm)))
+  if (failed(configure(pm, loweringTiming)))
     return 1;
   if (cuda) {
     mixprec::CUDAPipelineOptions options;
@@ -313,6 +321,7 @@ int main(int argc, char **argv) {
   }
   if (failed(pm.run(*module)))
     return 1;
+  loweringTiming.stop();
 
   if (emit == Emit::PTX) {
     std::vector<mixprec::KernelImage> images =

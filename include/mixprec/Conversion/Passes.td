@@ -355,25 +355,43 @@ def MixprecGpuMapToKernels
   ];
 }
 
-def MixprecGpuDeduplicateKernels
-    : Pass<"mixprec-gpu-deduplicate-kernels", "::mlir::ModuleOp"> {
-  let summary = "Launch one kernel for every set of identical kernels";
+def MixprecGpuOutlineKernels
+    : Pass<"mixprec-gpu-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Outline each gpu.launch into a kernel taking whole buffers, "
+                "one kernel for every set of identical kernels";
   let description = [{
-    After `gpu-kernel-outlining`, a model whose layers repeat has each
-    layer's kernels once per layer, and every one of them would be lowered
-    to NVVM, compiled to PTX and assembled by ptxas. Kernels of a
-    `gpu.module` that are the same op for op, with the same attributes
-    (known block and grid sizes among them), are one kernel: every launch
-    of a copy launches the first, and the copies are erased.
+    `gpu-kernel-outlining`, in time linear in the number of launches, with
+    two differences:
+
+    - Views (`memref.subview`, `expand_shape`, `collapse_shape`, ...) and
+      index and vector constants move into the kernel, so that it takes
+      whole buffers, each with a static shape and the identity layout, and
+      scalars. Such a buffer crosses the launch as one pointer
+      (`use-bare-ptr-memref-call-conv`) instead of a descriptor of 3 + 2 *
+      rank words. The tensor-core kernels of `--mixprec-gpu-tensor-core-gemm`
+      take whole buffers already. A kernel left with any other buffer
+      argument is an error.
+    - Kernels of a `gpu.module` that are the same op for op, with the same
+      attributes (known block and grid sizes among them), are one kernel:
+      every launch of a copy launches the first. A model whose layers repeat
+      then lowers, compiles and assembles one layer's kernels.
 
     ```mlir
-    gpu.launch_func @kernels::@f_kernel_3 blocks in (%c8, %c1, %c1) ...
-    gpu.launch_func @kernels::@f_kernel_9 blocks in (%c8, %c1, %c1) ...
+    %v = memref.subview %buf[0, 64] [64, 64] [1, 1] : memref<64x128xf32> to memref<64x64xf32, strided<[128, 1], offset: 64>>
+    gpu.launch blocks(...) in (...) threads(...) in (...) {
+      ... memref.load %v[%i, %j] ...
+    } {kernelModule = @kernels, kernelFunc = @f_kernel_0}
     ```
-    becomes, when `@f_kernel_9` is a copy of `@f_kernel_3`,
+    becomes
     ```mlir
-    gpu.launch_func @kernels::@f_kernel_3 blocks in (%c8, %c1, %c1) ...
-    gpu.launch_func @kernels::@f_kernel_3 blocks in (%c8, %c1, %c1) ...
+    gpu.launch_func @kernels::@f_kernel_0 blocks in (...) threads in (...)
+        args(%buf : memref<64x128xf32>)
+    gpu.module @kernels {
+      gpu.func @f_kernel_0(%buf: memref<64x128xf32>) kernel {
+        %v = memref.subview %buf[0, 64] [64, 64] [1, 1] : ...
+        ... memref.load %v[%i, %j] ...
+      }
+    }
     ```
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];

@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -118,6 +120,21 @@ static std::optional<GemmLoops> matchGemm(linalg::LinalgOp op) {
   return loops;
 }
 
+/// The whole buffer `view` is a view of; `views` gets the view ops from it
+/// to `view`, outermost first. A kernel takes whole buffers (one pointer
+/// each, see --mixprec-gpu-outline-kernels) and makes the views itself.
+static Value peelViews(Value view, SmallVectorImpl<Operation *> &views) {
+  while (Operation *op = view.getDefiningOp()) {
+    auto viewLike = dyn_cast<ViewLikeOpInterface>(op);
+    if (!viewLike || op->getNumOperands() != 1)
+      break;
+    views.push_back(op);
+    view = viewLike.getViewSource();
+  }
+  std::reverse(views.begin(), views.end());
+  return view;
+}
+
 /// Builds the kernel body for one contraction.
 class GemmKernelBuilder {
 public:
@@ -125,7 +142,10 @@ public:
                     ArrayRef<AffineMap> maps, Type element)
       : b(b), loc(loc), loops(loops), maps(maps), element(element) {}
 
-  void build(gpu::GPUFuncOp kernel);
+  /// Fills `kernel`, whose arguments are the whole buffers of A, B and the
+  /// output; `views` are the view ops from each to the op's operand.
+  void build(gpu::GPUFuncOp kernel,
+             ArrayRef<SmallVector<Operation *>> views);
 
 private:
   /// The index constant `value`, made once at the top of the kernel.
@@ -296,11 +316,21 @@ void GemmKernelBuilder::storeResults(Value output, ArrayRef<Value> accumulators,
         }
 }
 
-void GemmKernelBuilder::build(gpu::GPUFuncOp kernel) {
+void GemmKernelBuilder::build(gpu::GPUFuncOp kernel,
+                              ArrayRef<SmallVector<Operation *>> views) {
   entry = &kernel.front();
   b.setInsertionPointToStart(entry);
-  Value a = entry->getArgument(0), bOperand = entry->getArgument(1),
-        output = entry->getArgument(2);
+  SmallVector<Value, 3> operands;
+  for (auto [argument, chain] : llvm::zip(entry->getArguments(), views)) {
+    IRMapping mapping;
+    Value operand = argument;
+    for (Operation *view : chain) {
+      mapping.map(view->getOperand(0), operand);
+      operand = b.clone(*view, mapping)->getResult(0);
+    }
+    operands.push_back(operand);
+  }
+  Value a = operands[0], bOperand = operands[1], output = operands[2];
   Value sharedA = kernel.getWorkgroupAttributions()[0];
   Value sharedB = kernel.getWorkgroupAttributions()[1];
 
@@ -396,9 +426,10 @@ struct MixprecGpuTensorCoreGemmPass
         name = base + std::to_string(counters[base]++);
       while (symbols.lookup(name));
 
-      Value a = op.getDpsInputOperand(0)->get();
-      Value bOperand = op.getDpsInputOperand(1)->get();
-      Value output = op.getDpsInitOperand(0)->get();
+      SmallVector<SmallVector<Operation *>> views(3);
+      Value a = peelViews(op.getDpsInputOperand(0)->get(), views[0]);
+      Value bOperand = peelViews(op.getDpsInputOperand(1)->get(), views[1]);
+      Value output = peelViews(op.getDpsInitOperand(0)->get(), views[2]);
       Type element = cast<MemRefType>(a.getType()).getElementType();
       auto workgroup = gpu::AddressSpaceAttr::get(
           context, gpu::GPUDialect::getWorkgroupAddressSpace());
@@ -421,7 +452,8 @@ struct MixprecGpuTensorCoreGemmPass
             builder.getI64IntegerAttr(16));
       symbols.insert(kernel);
       SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-      GemmKernelBuilder(builder, loc, loops, maps, element).build(kernel);
+      GemmKernelBuilder(builder, loc, loops, maps, element)
+          .build(kernel, views);
 
       builder.setInsertionPoint(op);
       DenseMap<int64_t, Value> constants;

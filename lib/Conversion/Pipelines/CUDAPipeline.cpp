@@ -60,22 +60,27 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
       std::to_string(options.blockSize) +
       "}),"
       "func.func(mixprec-gpu-device-buffers),"
-      "gpu-kernel-outlining,"
-      // Repeated layers: each distinct kernel is compiled once.
-      "mixprec-gpu-deduplicate-kernels,"
+      // Kernels on whole buffers; repeated layers compile each distinct
+      // kernel once.
+      "mixprec-gpu-outline-kernels,"
       // Every launch, copy and free of a function goes on one stream.
       "func.func(gpu-async-region),";
   for (const std::string &chip : options.chips)
     pipeline += "nvvm-attach-target{chip=" + chip +
                 " features=" + ptxFeaturesFor(chip) + " module=kernels},";
   // No ftz and no fast-math flags anywhere: Inf and NaN must survive (§4).
-  pipeline += "gpu.module(scf-parallel-for-to-nested-fors,lower-affine,"
-              "convert-scf-to-cf,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,"
+  // Views moved into the kernels become address arithmetic.
+  pipeline += "gpu.module(scf-parallel-for-to-nested-fors,"
+              "expand-strided-metadata,lower-affine,"
+              "convert-scf-to-cf,convert-nvgpu-to-nvvm,"
+              // Kernels take whole buffers: one pointer each.
+              "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true},"
               "canonicalize,cse,reconcile-unrealized-casts),"
               "gpu-module-to-binary{format=isa toolkit=" +
               options.toolkit.getValue() +
               "},"
-              "lower-affine,convert-scf-to-cf,gpu-to-llvm,"
+              "lower-affine,convert-scf-to-cf,"
+              "gpu-to-llvm{use-bare-pointers-for-kernels=true},"
               "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
               "convert-to-llvm,reconcile-unrealized-casts,"
               // As on the CPU: fold the host's descriptor unpacking.
