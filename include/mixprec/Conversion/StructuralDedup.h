@@ -1,4 +1,4 @@
-//===- StructuralDedup.h - functions that compute the same thing -*- C++ -*-===//
+//===- StructuralDedup.h - functions computing the same thing -*- C++ -*-===//
 //
 // Both backends compile each distinct loop nest (CPU) or kernel (CUDA) once:
 // a model whose layers repeat has one layer's worth of code.

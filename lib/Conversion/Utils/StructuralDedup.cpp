@@ -24,13 +24,12 @@ static size_t structuralHash(FunctionOpInterface function) {
   llvm::hash_code hash =
       llvm::hash_combine_range(attributes.begin(), attributes.end());
   function.getFunctionBody().walk([&](Operation *op) {
-    hash = llvm::hash_combine(
-        hash,
-        OperationEquivalence::computeHash(
-            op, OperationEquivalence::ignoreHashValue,
-            OperationEquivalence::ignoreHashValue,
-            OperationEquivalence::IgnoreLocations),
-        op->getNumOperands(), op->getNumRegions());
+    hash = llvm::hash_combine(hash,
+                              OperationEquivalence::computeHash(
+                                  op, OperationEquivalence::ignoreHashValue,
+                                  OperationEquivalence::ignoreHashValue,
+                                  OperationEquivalence::IgnoreLocations),
+                              op->getNumOperands(), op->getNumRegions());
   });
   return hash;
 }
