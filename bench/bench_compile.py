@@ -78,7 +78,7 @@ def distinct_code(library, cuda):
     functions (symbols of outlined nests)."""
     if cuda:
         with open(library, "rb") as f:
-            return f.read().count(b".entry ")
+            return len(set(re.findall(rb"\.entry (\w+)\(", f.read())))
     symbols = subprocess.run(["nm", library], capture_output=True, text=True,
                              check=True).stdout
     return sum(1 for line in symbols.splitlines()

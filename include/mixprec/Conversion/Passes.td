@@ -63,6 +63,32 @@ def MixprecCopiesToLoops : Pass<"mixprec-copies-to-loops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def MixprecSplitDeallocs : Pass<"mixprec-split-deallocs"> {
+  let summary = "Split deallocations of distinct fresh allocations, in "
+                "linear time";
+  let description = [{
+    Ownership-based deallocation frees a block's buffers in one
+    `bufferization.dealloc` at its end: for a train step, one op with every
+    temporary of the step. `buffer-deallocation-simplification` splits it
+    by asking alias analysis about every pair of its memrefs, a cost that
+    grows with the square of the model's size. A dealloc that retains
+    nothing and frees only distinct `memref.alloc` results needs no such
+    question (fresh allocations never alias) and becomes one dealloc per
+    allocation, each on its own condition. Run it between
+    `ownership-based-buffer-deallocation` and the simplification.
+
+    ```mlir
+    bufferization.dealloc (%a, %b : memref<4xf32>, memref<8xf32>) if (%true, %c)
+    ```
+    becomes
+    ```mlir
+    bufferization.dealloc (%a : memref<4xf32>) if (%true)
+    bufferization.dealloc (%b : memref<8xf32>) if (%c)
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def MixprecDistinctResults
     : Pass<"mixprec-distinct-results", "::mlir::func::FuncOp"> {
   let summary = "Copy values that a function returns more than once";

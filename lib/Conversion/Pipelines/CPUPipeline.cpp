@@ -1,6 +1,7 @@
 //===- CPUPipeline.cpp - mixprec to the LLVM dialect for the CPU ----------===//
 
 #include "mixprec/Conversion/Pipelines.h"
+#include "Deallocation.h"
 #include "mixprec/Conversion/Passes.h"
 #include "mixprec/Transforms/Passes.h"
 
@@ -85,8 +86,9 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     lowering += "canonicalize,";
   lowering +=
       "buffer-results-to-out-params{hoist-static-allocs "
-      "modify-public-functions},"
-      "buffer-deallocation-pipeline,"
+      "modify-public-functions},";
+  lowering += kBufferDeallocation;
+  lowering +=
       // Strided copies would otherwise call memrefCopy (MLIR's runner
       // utilities): make them loops.
       "mixprec-copies-to-loops,"

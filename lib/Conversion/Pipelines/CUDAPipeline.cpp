@@ -1,5 +1,6 @@
 //===- CUDAPipeline.cpp - mixprec to GPU kernels and host code ------------===//
 
+#include "Deallocation.h"
 #include "mixprec/Conversion/Passes.h"
 #include "mixprec/Conversion/Pipelines.h"
 #include "mixprec/Transforms/Passes.h"
@@ -51,8 +52,8 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
       "function-boundary-type-conversion=identity-layout-map},"
       "canonicalize,"
       "buffer-results-to-out-params{hoist-static-allocs "
-      "modify-public-functions},"
-      "buffer-deallocation-pipeline,"
+      "modify-public-functions}," +
+      std::string(kBufferDeallocation) +
       "mixprec-copies-to-loops,"
       "mixprec-gpu-tensor-core-gemm,"
       "func.func(convert-linalg-to-parallel-loops),"
