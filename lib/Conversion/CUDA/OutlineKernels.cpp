@@ -10,7 +10,6 @@
 #include "mixprec/Conversion/Passes.h"
 #include "mixprec/Conversion/StructuralDedup.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/IR/IRMapping.h"

@@ -17,10 +17,10 @@ static SmallVector<NamedAttribute> attributesButName(Operation *function) {
   return attributes;
 }
 
-/// A hash of `function`'s attributes and every op of its body, in order;
+/// A hash of `function`'s `attributes` and every op of its body, in order;
 /// equal for structurally equal functions.
-static size_t structuralHash(FunctionOpInterface function) {
-  SmallVector<NamedAttribute> attributes = attributesButName(function);
+static size_t structuralHash(FunctionOpInterface function,
+                             ArrayRef<NamedAttribute> attributes) {
   llvm::hash_code hash =
       llvm::hash_combine_range(attributes.begin(), attributes.end());
   function.getFunctionBody().walk([&](Operation *op) {
@@ -36,10 +36,11 @@ static size_t structuralHash(FunctionOpInterface function) {
 
 FunctionOpInterface
 mixprec::StructuralFunctionSet::findOrInsert(FunctionOpInterface function) {
+  SmallVector<NamedAttribute> attributes = attributesButName(function);
   SmallVector<FunctionOpInterface, 1> &candidates =
-      byHash[structuralHash(function)];
+      byHash[structuralHash(function, attributes)];
   for (FunctionOpInterface candidate : candidates)
-    if (attributesButName(candidate) == attributesButName(function) &&
+    if (ArrayRef(attributesButName(candidate)) == ArrayRef(attributes) &&
         OperationEquivalence::isRegionEquivalentTo(
             &candidate.getFunctionBody(), &function.getFunctionBody(),
             OperationEquivalence::IgnoreLocations))
