@@ -441,6 +441,22 @@ TEST_F(GpusimInstructionTest, BitFieldExtract) {
          {0x0000000080000000, 28, 4, 0xfffffffffffffff8}});
 }
 
+TEST_F(GpusimInstructionTest, BytePermute) {
+  // prmt.b32 d, a, b, c: result byte i is byte c[4i+2:4i] of {b, a} (a's
+  // bytes 0-3, b's 4-7); with c[4i+3] set, that byte's sign bit in all 8.
+  check("prmt.b32 %d, %a, %b, %c;", Out::D,
+        {{0x44332211, 0x88776655, 0x3210, 0x44332211},
+         {0x44332211, 0x88776655, 0x7654, 0x88776655},
+         {0x44332211, 0x88776655, 0x0123, 0x11223344},
+         // The byte swap LLVM emits for 16-bit values.
+         {0x44332211, 0x88776655, 0x7701, 0x88881122},
+         {0x44332211, 0x00000000, 0x7701, 0x00001122},
+         // Sign replication: 0x11 is positive, 0x88 negative.
+         {0x44332211, 0x88776655, 0x888f, 0x000000ff},
+         // Selector bits above the low 16 are ignored.
+         {0x44332211, 0x88776655, 0xffff3210, 0x44332211}});
+}
+
 TEST_F(GpusimInstructionTest, BitCounts) {
   check("popc.b32 %d, %a;", Out::D,
         {{0xf0f0f0f0, 16}, {0, 0}, {0xffffffff, 32}});

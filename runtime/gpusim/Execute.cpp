@@ -1684,6 +1684,22 @@ void Executor::integerOp(const Instruction &in, uint32_t lanes) {
       return result;
     });
     return;
+  case Op::Prmt:
+    // Result byte i is byte (c >> 4i) & 7 of the pair {b, a} (a's bytes
+    // 0-3, b's 4-7), or that byte's sign replicated when bit 3 is set.
+    each(mask, [&](int lane) -> uint64_t {
+      uint64_t pair = b(lane) << 32 | a(lane);
+      uint64_t selectors = read(z, lane), result = 0;
+      for (unsigned i = 0; i < 4; ++i) {
+        unsigned selector = unsigned(selectors >> (4 * i)) & 0xf;
+        uint64_t byte = pair >> (8 * (selector & 7)) & 0xff;
+        if (selector & 8)
+          byte = byte & 0x80 ? 0xff : 0;
+        result |= byte << (8 * i);
+      }
+      return result;
+    });
+    return;
   default:
     raise(kIllegalInstruction, __builtin_ctz(lanes),
           "this instruction has no integer form");

@@ -47,6 +47,7 @@ enum class Op : uint8_t {
   Setp,
   Selp,
   Bfe,
+  Prmt,
   And,
   Or,
   Xor,

@@ -149,7 +149,7 @@ bool opNamed(const std::string &name, Op &op) {
       {"barrier", Op::BarSync}, {"ldmatrix", Op::Ldmatrix},
       {"mma", Op::Mma},         {"cp", Op::CpAsync},
       {"shfl", Op::Shfl},       {"membar", Op::Membar},
-      {"fence", Op::Membar},
+      {"fence", Op::Membar},    {"prmt", Op::Prmt},
   };
   return lookup(ops, name, op);
 }
@@ -943,6 +943,10 @@ bool Parser::parseOpcode(const std::string &text, Instruction &instruction) {
     instruction.type2 = types[1];
   if ((op == Op::Setp || op == Op::Selp) && types.size() != 1)
     return unsupported("");
+  // prmt in its default mode only: a mode (.f4e, .b4e, .rc8, ...) is an
+  // unknown modifier above.
+  if (op == Op::Prmt && (types.size() != 1 || types[0] != Type::B32))
+    return unsupported("");
   return true;
 }
 
@@ -1300,6 +1304,7 @@ bool Parser::check(const Instruction &in, const std::string &opcode) {
   case Op::Mad:
   case Op::Fma:
   case Op::Bfe:
+  case Op::Prmt:
     if (!count(4, 4) || !isDestination(0) || !isValue(1) || !isValue(2) ||
         !isValue(3))
       return bad("takes a destination and three sources");

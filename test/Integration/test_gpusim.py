@@ -1112,7 +1112,10 @@ def test_cp_async_read_before_wait_fresh_destination(gpu, capfd):
     ("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3},"
      " {%r1, %r2}, {%r3}, {%f0, %f1, %f2, %f3};",
      ["'mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32'"]),
-], ids=["unknown-opcode", "unknown-modifier", "unknown-mma-shape"])
+    # prmt in a mode other than the default one.
+    ("prmt.b32.f4e %r1, %r2, %r1, %r2;", ["'prmt.b32.f4e'", "modifier .f4e"]),
+], ids=["unknown-opcode", "unknown-modifier", "unknown-mma-shape",
+        "unknown-prmt-mode"])
 def test_unsupported_instruction(gpu, capfd, instruction, words):
     ptx = HEADER + """\
 .visible .entry unsupported()
