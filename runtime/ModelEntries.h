@@ -43,6 +43,17 @@ typedef struct mixprec_model_state {
   uint64_t seed;
 } mixprec_model_state;
 
+/* One check of a function's indices (labels, token ids): what its failure
+ * message says. */
+typedef struct mixprec_index_check {
+  const char *op;       /* "softmax_cross_entropy" */
+  const char *location; /* "model.mlir:31:13" */
+  const char *noun;     /* "label" */
+  int64_t bound;        /* indices lie in [0, bound) */
+  int32_t rank;
+  const int64_t *shape; /* of the indices */
+} mixprec_index_check;
+
 /* Defined by the generated code of each model. */
 extern const mixprec_model_entry mixprec_model_entries[];
 extern const int32_t mixprec_model_num_entries;
@@ -53,6 +64,13 @@ extern const int32_t mixprec_model_num_states;
  * `status`. */
 __attribute__((visibility("hidden"), format(printf, 2, 3))) mixprec_status
 mixprec_fail(mixprec_status status, const char *format, ...);
+
+/* Reads the index report (check, position, value) a compiled function
+ * returned: MIXPREC_OK when it names no check, else MIXPREC_INVALID_ARGUMENT
+ * with a message naming the op, its location, the position and the value. */
+__attribute__((visibility("hidden"))) mixprec_status
+mixprec_index_failure(const char *function, const int64_t *report,
+                      const mixprec_index_check *checks, int32_t num_checks);
 
 /* The entry named `name`, or null. */
 __attribute__((visibility("hidden"))) const mixprec_model_entry *

@@ -404,7 +404,8 @@ LogicalResult ReverseSweep::backprop(Operation *op) {
       .Case([&](SoftmaxCrossEntropyOp op) {
         accumulate(op.getLogits(), SoftmaxCrossEntropyGradOp::create(
                                        b, loc, g, op.getLogits(),
-                                       op.getLabels(), op.getReductionAttr()));
+                                       op.getLabels(), op.getReductionAttr(),
+                                       op.getIgnoreIndexAttr()));
         return success();
       })
       .Case([&](DropoutOp op) {

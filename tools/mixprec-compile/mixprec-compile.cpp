@@ -271,6 +271,7 @@ int main(int argc, char **argv) {
   if (failed(configure(expose, exposeTiming)))
     return 1;
   expose.addPass(mixprec::createMixprecExposeState());
+  expose.addPass(mixprec::createMixprecCheckIndices());
   if (failed(expose.run(*module)))
     return 1;
   FailureOr<std::vector<mixprec::FunctionSignature>> signatures =
@@ -295,7 +296,10 @@ int main(int argc, char **argv) {
     // The names now live in the ABI tables; LLVM has no use for them.
     for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
       function.removeArgAttr(i, mixprec::kABINameAttr);
+    function->removeAttr(mixprec::kIndexChecksAttr);
     for (unsigned i = 0, e = function.getNumResults(); i < e; ++i) {
+      function.removeResultAttr(
+          i, StringAttr::get(&context, mixprec::kIndexReportAttr));
       function.removeResultAttr(
           i, StringAttr::get(&context, mixprec::kABINameAttr));
       function.removeResultAttr(

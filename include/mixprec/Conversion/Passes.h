@@ -20,6 +20,7 @@ void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateTrainingLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateGradientLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateIndexCheckLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "mixprec/Conversion/Passes.h.inc"

@@ -40,7 +40,9 @@ typedef enum mixprec_dtype {
 
 typedef enum mixprec_status {
   MIXPREC_OK = 0,
-  MIXPREC_INVALID_ARGUMENT = 1, /* wrong count, dtype, rank, shape or null */
+  /* wrong count, dtype, rank, shape or null; or a label or token id out of
+   * range (nothing was read out of bounds and no state changed) */
+  MIXPREC_INVALID_ARGUMENT = 1,
   MIXPREC_NOT_FOUND = 2,        /* no function of that name */
   MIXPREC_INTERNAL = 3,
   MIXPREC_UNAVAILABLE = 4,  /* no CUDA driver or device on this machine */

@@ -34,6 +34,41 @@ def MixprecExposeState : Pass<"mixprec-expose-state", "::mlir::ModuleOp"> {
   }];
 }
 
+def MixprecCheckIndices : Pass<"mixprec-check-indices", "::mlir::ModuleOp"> {
+  let summary = "Check data-dependent indices at run time, reported to the caller";
+  let description = [{
+    Runs after `--mixprec-expose-state`. In every public function, each op
+    with the `IndexedAccessOpInterface` (class labels, token ids) gets a
+    `mixprec.index_check` of its indices; the checks are chained in program
+    order (ops with the same indices and bound share one), and the last report
+    becomes a hidden last result marked `mixprec.index_report`. The function
+    carries `mixprec.index_checks`, one dictionary per check (op, location,
+    noun, bound, the indices' shape), which mixprec-compile puts in the model's tables: a call
+    whose report names a check fails with `MIXPREC_INVALID_ARGUMENT` and a
+    message with the op, its location, the position and the value. A function
+    that already has `mixprec.index_check` ops is left alone.
+
+    ```mlir
+    func.func @loss(%logits: tensor<4x10xf32>, %labels: tensor<4xi32>) -> tensor<f32> {
+      %l = mixprec.softmax_cross_entropy %logits, %labels : tensor<4x10xf32>, tensor<4xi32>
+      return %l : tensor<f32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @loss(%logits: tensor<4x10xf32>, %labels: tensor<4xi32>)
+        -> (tensor<f32>, tensor<3xi64> {mixprec.index_report})
+        attributes {mixprec.index_checks = [{bound = 10 : i64, location = "...",
+                    noun = "label", op = "softmax_cross_entropy",
+                    shape = array<i64: 4>} ]} {
+      %l = mixprec.softmax_cross_entropy %logits, %labels : tensor<4x10xf32>, tensor<4xi32>
+      %r = mixprec.index_check %labels {bound = 10 : i64, check = 0 : i64} : tensor<4xi32>
+      return %l, %r : tensor<f32>, tensor<3xi64>
+    }
+    ```
+  }];
+}
+
 def MixprecAutocast : Pass<"mixprec-autocast", "::mlir::ModuleOp"> {
   let summary = "Give every op FP16/BF16 or FP32 with the fewest casts";
   let description = [{

@@ -308,9 +308,18 @@ struct SoftmaxCrossEntropyGradLowering
           return addF(b, loc, args[0], math::ExpOp::create(b, loc, shifted));
         });
     bool mean = op.getReduction() == Reduction::Mean;
-    double count = static_cast<double>(rows);
+    std::optional<int64_t> ignored = op.getIgnoreIndex();
+    SmallVector<Value> inputs = {logits, max, sum, op.getLabels(),
+                                 op.getGrad()};
+    SmallVector<AffineMap> maps = {identity, rowMap, rowMap, rowMap,
+                                   scalarMap};
+    // With ignored rows, a mean divides by the number of the others.
+    if (mean && ignored) {
+      inputs.push_back(countOtherThan(rewriter, loc, op.getLabels(), *ignored));
+      maps.push_back(scalarMap);
+    }
     Value result = mapElements(
-        rewriter, loc, type, {logits, max, sum, op.getLabels(), op.getGrad()},
+        rewriter, loc, type, inputs,
         [&](OpBuilder &b, Location loc, ValueRange args) {
           Value softmax =
               divF(b, loc,
@@ -326,10 +335,16 @@ struct SoftmaxCrossEntropyGradLowering
                                       f32Constant(b, loc, 0.0));
           Value scale = args[4];
           if (mean)
-            scale = divF(b, loc, scale, f32Constant(b, loc, count));
-          return mulF(b, loc, scale, subF(b, loc, softmax, oneHot));
+            scale = divF(b, loc, scale,
+                         ignored ? args[5]
+                                 : f32Constant(b, loc, double(rows)));
+          Value gradient = mulF(b, loc, scale, subF(b, loc, softmax, oneHot));
+          return arith::SelectOp::create(b, loc,
+                                         isSkipped(b, loc, args[3], ignored),
+                                         f32Constant(b, loc, 0.0), gradient)
+              .getResult();
         },
-        {identity, rowMap, rowMap, rowMap, scalarMap});
+        maps);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -267,4 +267,31 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
   return tensor::PadOp::create(b, loc, type.clone(shape), input, low, low, pad);
 }
 
+
+Value isSkipped(OpBuilder &b, Location loc, Value label,
+                std::optional<int64_t> skipped) {
+  if (!skipped)
+    return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  Value wide = convertScalar(b, loc, label, b.getI64Type());
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, wide,
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), *skipped));
+}
+
+Value countOtherThan(OpBuilder &b, Location loc, Value labels,
+                     int64_t skipped) {
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, b.getContext());
+  return reduceInputs(
+      b, loc, 1, {0}, {labels}, {identity},
+      filledTensor(b, loc, RankedTensorType::get({}, b.getF32Type()), 0.0),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value kept = arith::UIToFPOp::create(
+            b, loc, b.getF32Type(),
+            arith::XOrIOp::create(
+                b, loc, isSkipped(b, loc, args[1], skipped),
+                arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
+        return addF(b, loc, args[0], kept);
+      });
+}
+
 } // namespace mixprec::lowering

@@ -91,6 +91,16 @@ mlir::Value reduceDims(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value convertTensor(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value tensor, mlir::Type elementType);
 
+/// The number of elements of the 1-d integer tensor `labels` that differ
+/// from `skipped`, as a 0-d f32 tensor: the rows a loss with an ignored label
+/// averages over.
+mlir::Value countOtherThan(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value labels, int64_t skipped);
+
+/// Whether the integer scalar `label` equals `skipped` (false without one).
+mlir::Value isSkipped(mlir::OpBuilder &b, mlir::Location loc, mlir::Value label,
+                      std::optional<int64_t> skipped);
+
 /// The f32 type of a statistic over the dims of `shape` that `reducedDims`
 /// keeps.
 mlir::RankedTensorType statType(mlir::OpBuilder &b,

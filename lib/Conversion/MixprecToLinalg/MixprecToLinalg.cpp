@@ -55,6 +55,7 @@ struct ConvertMixprecToLinalgPass
     populateShapeLoweringPatterns(patterns);
     populateTrainingLoweringPatterns(patterns);
     populateGradientLoweringPatterns(patterns);
+    populateIndexCheckLoweringPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }

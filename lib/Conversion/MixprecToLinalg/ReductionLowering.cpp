@@ -118,6 +118,9 @@ struct ReduceLowering : public OpRewritePattern<OpTy> {
 
 /// Mean (or sum) over rows of -log_softmax(logits)[n, labels[n]]
 /// = log(sum_c e^(x[n, c] - max_n)) - (x[n, labels[n]] - max_n).
+/// The label is clamped into [0, C) before it addresses the row: a bad one
+/// fails the call through --mixprec-check-indices, and must not read out of
+/// bounds meanwhile.
 struct SoftmaxCrossEntropyLowering
     : public OpRewritePattern<SoftmaxCrossEntropyOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -129,6 +132,8 @@ struct SoftmaxCrossEntropyLowering
     Value labels = op.getLabels();
     auto logitsType = cast<RankedTensorType>(logits.getType());
     int64_t rows = logitsType.getDimSize(0);
+    int64_t classes = logitsType.getDimSize(1);
+    std::optional<int64_t> ignored = op.getIgnoreIndex();
     auto rowType = RankedTensorType::get({rows}, rewriter.getF32Type());
     auto scalarType = RankedTensorType::get({}, rewriter.getF32Type());
 
@@ -155,16 +160,32 @@ struct SoftmaxCrossEntropyLowering
           Value row = linalg::IndexOp::create(b, loc, 0);
           Value column =
               arith::IndexCastOp::create(b, loc, b.getIndexType(), args[1]);
+          column = arith::MaxSIOp::create(
+              b, loc, column, arith::ConstantIndexOp::create(b, loc, 0));
+          column = arith::MinSIOp::create(
+              b, loc, column, arith::ConstantIndexOp::create(b, loc, classes - 1));
           Value picked = widen(b, loc,
                                tensor::ExtractOp::create(
                                    b, loc, logits, ValueRange{row, column}));
           Value loss = subF(b, loc, math::LogOp::create(b, loc, args[3]),
                             subF(b, loc, picked, args[2]));
+          loss = arith::SelectOp::create(b, loc,
+                                         isSkipped(b, loc, args[1], ignored),
+                                         f32Constant(b, loc, 0.0), loss);
           return addF(b, loc, args[0], loss);
         });
+    bool mean = op.getReduction() == Reduction::Mean;
+    if (mean && ignored) {
+      Value count = countOtherThan(rewriter, loc, labels, *ignored);
+      rewriter.replaceOp(
+          op, mapElements(rewriter, loc, op.getType(), {total, count},
+                          [](OpBuilder &b, Location loc, ValueRange args) {
+                            return divF(b, loc, args[0], args[1]);
+                          }));
+      return success();
+    }
     rewriter.replaceOp(op, finishScalar(rewriter, loc, total, op.getType(),
-                                        op.getReduction() == Reduction::Mean,
-                                        static_cast<double>(rows)));
+                                        mean, static_cast<double>(rows)));
     return success();
   }
 };

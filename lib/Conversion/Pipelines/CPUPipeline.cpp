@@ -61,6 +61,7 @@ RegisterTile chooseRegisterTile(StringRef cpu) {
 
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   pm.addPass(createMixprecExposeState());
+  pm.addPass(createMixprecCheckIndices());
   pm.addPass(createConvertMixprecToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createMixprecDistinctResults());

@@ -42,6 +42,7 @@ static void requestCorrectlyRoundedSqrt() {
 void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   requestCorrectlyRoundedSqrt();
   pm.addPass(createMixprecExposeState());
+  pm.addPass(createMixprecCheckIndices());
   pm.addPass(createConvertMixprecToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise());

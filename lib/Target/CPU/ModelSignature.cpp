@@ -51,6 +51,33 @@ static FailureOr<TensorSpec> specOf(func::FuncOp function, Type type,
   return spec;
 }
 
+/// The checks of `function`'s index report, from the attribute that
+/// --mixprec-check-indices sets.
+static FailureOr<std::vector<IndexCheckSpec>>
+indexChecksOf(func::FuncOp function) {
+  auto checks = function->getAttrOfType<ArrayAttr>(kIndexChecksAttr);
+  if (!checks || checks.empty())
+    return function.emitError()
+           << "@" << function.getSymName() << " has an index report but no '"
+           << kIndexChecksAttr << "'";
+  std::vector<IndexCheckSpec> specs;
+  for (Attribute attr : checks) {
+    auto check = cast<DictionaryAttr>(attr);
+    auto op = check.getAs<StringAttr>("op");
+    auto location = check.getAs<StringAttr>("location");
+    auto noun = check.getAs<StringAttr>("noun");
+    auto bound = check.getAs<IntegerAttr>("bound");
+    auto shape = check.getAs<DenseI64ArrayAttr>("shape");
+    if (!op || !location || !noun || !bound || !shape)
+      return function.emitError()
+             << "@" << function.getSymName() << ": malformed index check "
+             << check;
+    specs.push_back({op.str(), location.str(), noun.str(), bound.getInt(),
+                     llvm::SmallVector<int64_t>(shape.asArrayRef())});
+  }
+  return specs;
+}
+
 FailureOr<std::vector<FunctionSignature>> collectSignatures(ModuleOp module) {
   std::vector<FunctionSignature> signatures;
   for (auto function : module.getOps<func::FuncOp>()) {
@@ -74,7 +101,16 @@ FailureOr<std::vector<FunctionSignature>> collectSignatures(ModuleOp module) {
         return failure();
       signature.inputs.push_back(*spec);
     }
-    for (auto [index, output] : llvm::enumerate(type.getResults())) {
+    ArrayRef<Type> outputs = type.getResults();
+    if (!outputs.empty() &&
+        function.getResultAttr(outputs.size() - 1, kIndexReportAttr)) {
+      FailureOr<std::vector<IndexCheckSpec>> checks = indexChecksOf(function);
+      if (failed(checks))
+        return failure();
+      signature.indexChecks = std::move(*checks);
+      outputs = outputs.drop_back();
+    }
+    for (auto [index, output] : llvm::enumerate(outputs)) {
       FailureOr<TensorSpec> spec = specOf(
           function, output, function.getResultAttrDict(index), "result", index);
       if (failed(spec))

@@ -26,10 +26,20 @@ struct TensorSpec {
   llvm::SmallVector<int64_t> shape;
 };
 
+/// One check of --mixprec-check-indices: what the failure message says.
+struct IndexCheckSpec {
+  std::string op, location, noun;
+  int64_t bound;
+  llvm::SmallVector<int64_t> shape; // of the indices
+};
+
 struct FunctionSignature {
   std::string name;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  /// Non-empty when the lowered function has a hidden last result, its
+  /// index report (see --mixprec-check-indices).
+  std::vector<IndexCheckSpec> indexChecks;
   /// Built by --mixprec-autodiff from a train step: a trainer can drive it.
   bool trainStep = false;
 };

@@ -43,6 +43,8 @@ LogicalResult SoftmaxCrossEntropyGradOp::verify() {
     return emitOpError("labels must be [")
            << logits.getDimSize(0) << "] (one per row of logits), got "
            << llvm::interleaved_array(labels);
+  if (logits.getDimSize(1) == 0)
+    return emitOpError("logits must have at least one class");
   return success();
 }
 
@@ -238,3 +240,25 @@ LogicalResult ReduceMaxGradOp::verify() {
            << types.front() << ", got " << getGrad().getType();
   return success();
 }
+
+TypedValue<RankedTensorType> SoftmaxCrossEntropyGradOp::getAccessIndices() {
+  return getLabels();
+}
+
+int64_t SoftmaxCrossEntropyGradOp::getIndexBound() {
+  return getLogits().getType().getDimSize(1);
+}
+
+StringRef SoftmaxCrossEntropyGradOp::getIndexNoun() { return "label"; }
+
+std::optional<int64_t> SoftmaxCrossEntropyGradOp::getSkippedIndex() {
+  return getIgnoreIndex();
+}
+
+TypedValue<RankedTensorType> EmbeddingGradOp::getAccessIndices() {
+  return getIndices();
+}
+
+int64_t EmbeddingGradOp::getIndexBound() { return getNumEmbeddings(); }
+
+StringRef EmbeddingGradOp::getIndexNoun() { return "index"; }

@@ -21,6 +21,8 @@ LogicalResult SoftmaxCrossEntropyOp::inferReturnTypes(
     return emitOptionalError(location, "labels must be [", logits.getDimSize(0),
                              "] (one per row of logits), got ",
                              llvm::interleaved_array(labels.getShape()));
+  if (logits.getDimSize(1) == 0)
+    return emitOptionalError(location, "logits must have at least one class");
   types.push_back(RankedTensorType::get({}, logits.getElementType()));
   return success();
 }
@@ -40,4 +42,18 @@ LogicalResult MseOp::inferReturnTypes(MLIRContext *context,
   types.push_back(
       RankedTensorType::get({}, cast<RankedTensorType>(input).getElementType()));
   return success();
+}
+
+TypedValue<RankedTensorType> SoftmaxCrossEntropyOp::getAccessIndices() {
+  return getLabels();
+}
+
+int64_t SoftmaxCrossEntropyOp::getIndexBound() {
+  return getLogits().getType().getDimSize(1);
+}
+
+StringRef SoftmaxCrossEntropyOp::getIndexNoun() { return "label"; }
+
+std::optional<int64_t> SoftmaxCrossEntropyOp::getSkippedIndex() {
+  return getIgnoreIndex();
 }

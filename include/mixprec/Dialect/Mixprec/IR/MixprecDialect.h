@@ -29,6 +29,14 @@ constexpr llvm::StringLiteral kOptimizerStepAttr = "mixprec.optimizer_step";
 
 /// On a result of a gradient function: the parameter it is the gradient of.
 constexpr llvm::StringLiteral kGradientOfAttr = "mixprec.gradient_of";
+
+/// Marks the hidden result of --mixprec-check-indices: the call's index
+/// report, which the model ABI turns into a status.
+constexpr llvm::StringLiteral kIndexReportAttr = "mixprec.index_report";
+
+/// On a function with an index report: what each of its checks is (op,
+/// location, noun, bound), for the failure's message.
+constexpr llvm::StringLiteral kIndexChecksAttr = "mixprec.index_checks";
 } // namespace mixprec
 
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECDIALECT_H

@@ -57,4 +57,26 @@ def Mixprec_OptimizerAttrInterface : AttrInterface<"OptimizerAttrInterface"> {
   ];
 }
 
+def Mixprec_IndexedAccessOpInterface
+    : OpInterface<"IndexedAccessOpInterface"> {
+  let cppNamespace = "::mixprec";
+  let description = [{
+    An op that addresses a tensor with integer data: class labels, token ids.
+    `--mixprec-check-indices` checks each such op's indices at run time, so
+    that a bad one fails the call with its position and value instead of
+    reading out of bounds (docs/design.md §5).
+  }];
+  let methods = [
+    InterfaceMethod<"the integer tensor whose elements address the data",
+      "::mlir::TypedValue<::mlir::RankedTensorType>", "getAccessIndices">,
+    InterfaceMethod<"indices must lie in [0, bound)", "int64_t",
+      "getIndexBound">,
+    InterfaceMethod<"what an index is called in messages (\"label\")",
+      "::llvm::StringRef", "getIndexNoun">,
+    InterfaceMethod<"an index value that is skipped instead of checked",
+      "std::optional<int64_t>", "getSkippedIndex", (ins), [{}],
+      [{ return std::nullopt; }]>
+  ];
+}
+
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECINTERFACES_TD

@@ -53,6 +53,21 @@ def Mixprec_RngState
       BuildableType<"::mlir::RankedTensorType::get({2}, "
                     "$_builder.getI64Type())">;
 
+// What --mixprec-check-indices returns to the caller: [check, position,
+// value], check < 0 when every index was in range.
+def Mixprec_IndexReport
+    : Type<And<[IsRankedTensorTypePred,
+                CPred<"::llvm::cast<::mlir::RankedTensorType>($_self)"
+                      ".getShape() == ::llvm::ArrayRef<int64_t>{3}">,
+                SubstLeaves<"$_self",
+                            "::llvm::cast<::mlir::ShapedType>($_self)"
+                            ".getElementType()",
+                            I64.predicate>]>,
+           "tensor<3xi64> index report (check, position, value)",
+           "::mlir::RankedTensorType">,
+      BuildableType<"::mlir::RankedTensorType::get({3}, "
+                    "$_builder.getI64Type())">;
+
 //===----------------------------------------------------------------------===//
 // Base classes
 //===----------------------------------------------------------------------===//
@@ -114,10 +129,17 @@ def Mixprec_InferTypeOpAdaptor : TraitList<[
   }]>
 ]>;
 
+// An attribute must be the op's own or carry a dialect prefix
+// (docs/design.md §6).
+def Mixprec_KnownAttributesOnly : NativeOpTrait<"KnownAttributesOnly"> {
+  let cppNamespace = "::mixprec";
+}
+
 // Every op names its autocast category: the table of docs/design.md §1.
 class Mixprec_Op<string mnemonic, Trait category, list<Trait> traits = []>
     : Op<Mixprec_Dialect, mnemonic,
-         !listconcat([category, Mixprec_AutocastOpInterface], traits)>;
+         !listconcat([category, Mixprec_AutocastOpInterface,
+                      Mixprec_KnownAttributesOnly], traits)>;
 
 //===----------------------------------------------------------------------===//
 // Model state
@@ -577,11 +599,13 @@ def Mixprec_ConcatOp : Mixprec_Op<"concat", Mixprec_PromoteCategory, [
 }
 
 def Mixprec_EmbeddingOp : Mixprec_Op<"embedding", Mixprec_FollowCategory, [
-    Pure, Mixprec_InferTypeOpAdaptor]> {
+    Pure, Mixprec_InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Mixprec_IndexedAccessOpInterface>]> {
   let summary = "gathers rows of a [vocab, dim] table";
   let description = [{
-    The result is `indices.shape + [dim]`; an index outside `[0, vocab)` is
-    undefined behaviour at run time.
+    The result is `indices.shape + [dim]`. An index outside `[0, vocab)`
+    fails the compiled call (`--mixprec-check-indices`); the lowering alone
+    clamps it, so nothing is read out of bounds.
 
     ```mlir
     %e = mixprec.embedding %table, %tokens : tensor<100x64xf32>, tensor<8x16xi32>
@@ -690,21 +714,30 @@ def Mixprec_CastOp : Mixprec_Op<"cast", Mixprec_FollowCategory, [
 //===----------------------------------------------------------------------===//
 
 def Mixprec_SoftmaxCrossEntropyOp : Mixprec_Op<"softmax_cross_entropy",
-    Mixprec_FP32Category, [Pure, Mixprec_InferTypeOpAdaptor]> {
+    Mixprec_FP32Category, [Pure, Mixprec_InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Mixprec_IndexedAccessOpInterface,
+                              ["getSkippedIndex"]>]> {
   let summary = "cross entropy of [N, C] logits against [N] integer labels";
   let description = [{
     `-log_softmax(logits)[n, labels[n]]`, averaged (`mean`, default) or
-    summed over the batch; a label outside `[0, C)` is undefined behaviour at
-    run time. The result is a 0-d tensor of the logits' type.
+    summed over the batch. The result is a 0-d tensor of the logits' type.
+
+    A row whose label is `ignore_index` (when given) adds nothing, and `mean`
+    averages over the other rows, as in PyTorch (all rows ignored: NaN). Any
+    other label outside `[0, C)` fails the compiled call
+    (`--mixprec-check-indices`); the lowering alone clamps it, so nothing is
+    read out of bounds.
 
     ```mlir
     %l = mixprec.softmax_cross_entropy %logits, %labels : tensor<64x10xf32>, tensor<64xi32>
+    %m = mixprec.softmax_cross_entropy %logits, %labels {ignore_index = -100 : i64} : tensor<64x10xf32>, tensor<64xi32>
     ```
   }];
   let arguments = (ins Mixprec_FloatTensor:$logits,
                        Mixprec_IndexTensor:$labels,
                        DefaultValuedAttr<Mixprec_ReductionAttr,
-                                         "::mixprec::Reduction::Mean">:$reduction);
+                                         "::mixprec::Reduction::Mean">:$reduction,
+                       OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Mixprec_FloatTensor:$result);
   let assemblyFormat = [{
     $logits `,` $labels attr-dict `:` type($logits) `,` type($labels)
@@ -773,6 +806,36 @@ def Mixprec_AllFiniteOp : Mixprec_Op<"all_finite", Mixprec_FP32Category, [
                       1DTensorOf<[I1]>:$each);
   let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
   let hasVerifier = 1;
+}
+
+def Mixprec_IndexCheckOp : Mixprec_Op<"index_check", Mixprec_FP32Category, [
+    Mixprec_KeepsTypes, Pure]> {
+  let summary = "the first index outside [0, bound), reported to the caller";
+  let description = [{
+    `--mixprec-check-indices` chains one per indexing op of a function and
+    returns the last report as a hidden result, which the compiled call turns
+    into `MIXPREC_INVALID_ARGUMENT` with the op, position and value.
+
+    The report is `[check, position, value]`. The result is `previous` (or
+    `[-1, 0, 0]` without it) when `previous` already records a failure
+    (`check >= 0`) or when every index is in `[0, bound)` or equals
+    `skipped`; otherwise it is `[check, p, indices[p]]` for the first
+    row-major position `p` of an index outside the range.
+
+    ```mlir
+    %r0 = mixprec.index_check %labels {bound = 10 : i64, check = 0 : i64} : tensor<64xi32>
+    %r1 = mixprec.index_check %tokens, %r0 {bound = 1000 : i64, check = 1 : i64} : tensor<8x16xi64>
+    ```
+  }];
+  let arguments = (ins Mixprec_IndexTensor:$indices,
+                       Optional<Mixprec_IndexReport>:$previous,
+                       ConfinedAttr<I64Attr, [IntMinValue<0>]>:$bound,
+                       ConfinedAttr<I64Attr, [IntMinValue<0>]>:$check,
+                       OptionalAttr<I64Attr>:$skipped);
+  let results = (outs Mixprec_IndexReport:$report);
+  let assemblyFormat = [{
+    $indices (`,` $previous^)? attr-dict `:` type($indices)
+  }];
 }
 
 def Mixprec_SelectOp : Mixprec_Op<"select", Mixprec_FP32Category, [
@@ -1063,6 +1126,8 @@ def Mixprec_LayerNormGradOp : Mixprec_Op<"layer_norm_grad",
 def Mixprec_SoftmaxCrossEntropyGradOp : Mixprec_Op<
     "softmax_cross_entropy_grad", Mixprec_FP32Category, [
     Pure, AllTypesMatch<["logits", "result"]>,
+    DeclareOpInterfaceMethods<Mixprec_IndexedAccessOpInterface,
+                              ["getSkippedIndex"]>,
     TypesMatchWith<"grad is a 0-d tensor of the logits' element type",
                    "logits", "grad",
                    "::mlir::RankedTensorType::get({}, "
@@ -1071,7 +1136,8 @@ def Mixprec_SoftmaxCrossEntropyGradOp : Mixprec_Op<
   let summary = "gradient of softmax_cross_entropy with respect to the logits";
   let description = [{
     `grad * (softmax(logits) - one_hot(labels)) / N` for `mean`, without the
-    `/ N` for `sum`; `grad` is the 0-d gradient of the loss.
+    `/ N` for `sum`; `grad` is the 0-d gradient of the loss. With
+    `ignore_index`, the rows of that label are zero and `N` counts the others.
 
     ```mlir
     %dlogits = mixprec.softmax_cross_entropy_grad %g, %logits, %labels : tensor<64x10xf32>, tensor<64xi32>
@@ -1081,7 +1147,8 @@ def Mixprec_SoftmaxCrossEntropyGradOp : Mixprec_Op<
                        Mixprec_FloatTensor:$logits,
                        Mixprec_IndexTensor:$labels,
                        DefaultValuedAttr<Mixprec_ReductionAttr,
-                                         "::mixprec::Reduction::Mean">:$reduction);
+                                         "::mixprec::Reduction::Mean">:$reduction,
+                       OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Mixprec_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `,` $logits `,` $labels attr-dict `:` type($logits) `,`
@@ -1091,14 +1158,15 @@ def Mixprec_SoftmaxCrossEntropyGradOp : Mixprec_Op<
 }
 
 def Mixprec_EmbeddingGradOp : Mixprec_Op<"embedding_grad",
-    Mixprec_FollowCategory, [Pure, Mixprec_InferTypeOpAdaptor]> {
+    Mixprec_FollowCategory, [Pure, Mixprec_InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Mixprec_IndexedAccessOpInterface>]> {
   let summary = "gradient of embedding with respect to its table";
   let description = [{
     `grad` is `indices.shape + [dim]`; the result is a zero
     `[num_embeddings, dim]` table of grad's element type into which the rows
     of `grad` are summed (in f32, rounded once) at their indices. An index
-    outside `[0, num_embeddings)` is undefined behaviour, as for the forward
-    op.
+    outside `[0, num_embeddings)` fails the compiled call, as for the
+    forward op; the lowering alone adds it nowhere.
 
     ```mlir
     %dtable = mixprec.embedding_grad %g, %tokens {num_embeddings = 100 : i64} : tensor<8x16x64xf16>, tensor<8x16xi32>
