@@ -5,6 +5,7 @@
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -60,10 +61,23 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
                              << "' is a unit attribute of func.func";
     return success();
   }
+  if (attr.getName() == kIndexChecksAttr) {
+    auto checks = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!checks || !isa<FunctionOpInterface>(op) ||
+        !llvm::all_of(checks, llvm::IsaPred<DictionaryAttr>))
+      return op->emitError() << "'" << kIndexChecksAttr
+                             << "' is an array of dictionaries on a function";
+    return success();
+  }
   if (attr.getName() == kABINameAttr)
     return op->emitError() << "'" << kABINameAttr
                            << "' names function arguments and results, not "
                               "ops";
-  return op->emitError() << "unknown mixprec attribute '"
-                         << attr.getName().getValue() << "'";
+  InFlightDiagnostic diag = op->emitError() << "unknown mixprec attribute '"
+                                            << attr.getName().getValue() << "'";
+  if (std::optional<StringRef> nearest = nearestName(
+          attr.getName().getValue(), {kPrecisionAttr, kAutocastRuleAttr,
+                                      kLossSeedAttr, kOptimizerStepAttr}))
+    diag << "; did you mean '" << *nearest << "'?";
+  return diag;
 }
