@@ -1,0 +1,75 @@
+"""Random valid models (random_models.py) through every pipeline: mixprec-opt
+with the training passes (AMP in f16 and bf16 with random options, autocast
+with random options and the reports, autodiff with exposed state; each output
+parsed again), mixprec-compile for the CPU in FP32 and a 16-bit precision
+and for CUDA in the other (ptxas assembles it), a few trainer steps and the
+eval functions of each CPU library, and of the CUDA library on the GPU
+simulator where it is built. One test per seed; any crash, rejected model or
+failed run fails it with the seed and the model's text.
+
+A seed is reproduced with `random_models.py check SEED --gpusim`, and
+scripts/random_models.sh runs longer campaigns."""
+import os
+import re
+
+import pytest
+
+import random_models
+
+# 24 models keep this module near 2.5 minutes on two cores.
+SEEDS = range(24)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_model(seed, tmp_path):
+    model, failures = random_models.check(
+        seed, str(tmp_path), jobs=os.cpu_count() or 2, gpusim=True,
+        profile="ci")
+    assert not failures, "%s\n\nthe model (random_models.py generate %d):" \
+        "\n%s" % ("\n\n".join(str(f) for f in failures), seed, model.text)
+
+
+def test_generation_is_deterministic():
+    """A seed gives the same model, and different seeds different ones."""
+    first = random_models.generate(7)
+    assert random_models.generate(7).text == first.text
+    assert random_models.generate(7).spec == first.spec
+    assert random_models.generate(8).text != first.text
+
+
+def test_models_use_every_forward_op():
+    """The seeds of this module use every forward op of the dialect, so a
+    change to the generator cannot quietly drop one."""
+    forward_ops = {
+        "parameter", "buffer", "read", "assign", "rng_state", "matmul",
+        "batch_matmul", "linear", "conv2d", "add", "sub", "mul", "div",
+        "maximum", "minimum", "pow", "neg", "exp", "log", "rsqrt", "sqrt",
+        "tanh", "sigmoid", "relu", "gelu", "softmax", "log_softmax",
+        "layer_norm", "batch_norm", "reduce_sum", "reduce_mean",
+        "reduce_max", "transpose", "reshape", "broadcast", "slice", "concat",
+        "embedding", "dropout", "max_pool2d", "avg_pool2d", "constant",
+        "cast", "softmax_cross_entropy", "mse", "train_step"}
+    used = set()
+    for seed in SEEDS:
+        text = random_models.generate(seed).text
+        used |= {op for op in forward_ops
+                 if re.search(r"mixprec\.%s\b" % op, text)}
+    assert forward_ops - used == set()
+
+
+def test_a_crash_is_reported():
+    """The classification the tests rely on: a signal, an assertion or an
+    LLVM fatal error is a crash; a located diagnostic is a rejection; a
+    bare non-zero exit is neither."""
+    assert random_models.classify(-11, "") == "crash (signal SIGSEGV)"
+    assert random_models.classify(
+        1, "LLVM ERROR: out of memory").startswith("crash")
+    assert random_models.classify(
+        134, "mixprec-opt: Foo.cpp:12: Assertion `x' failed.").startswith(
+            "crash")
+    assert random_models.classify(
+        1, "m.mlir:3:5: error: 'mixprec.add' op bad").startswith(
+            "valid model rejected")
+    assert random_models.classify(1, "something went wrong") == \
+        "exit 1 without a located diagnostic"
+    assert random_models.classify(0, "m.mlir:1:1: warning: w") is None
