@@ -1234,6 +1234,11 @@ def campaign(seeds, jobs, gpusim, keep):
             passed += 1
         if not (found and keep):
             shutil.rmtree(directory, ignore_errors=True)
+        done = passed + len(failures)
+        if done % 25 == 0:
+            print("%d of %d models checked, %d failed, %.0f s" % (
+                done, len(seeds), len(failures), time.time() - start),
+                flush=True)
     print("%d models: %d passed, %d failed in %.0f s%s" % (
         len(seeds), passed, len(failures), time.time() - start,
         "; failing seeds: " + " ".join(str(s) for s in failures)
