@@ -78,6 +78,8 @@ module {
 // Model state: read, assign, rng_state
 //===----------------------------------------------------------------------===//
 
+// A discardable attribute is named with its dialect's prefix, as `test.tag` is
+// here (an unprefixed one is an error: invalid.mlir).
 // CHECK-LABEL: module
 // CHECK: mixprec.parameter @w : tensor<16x8xf16> = #mixprec.xavier_uniform<>
 // CHECK: mixprec.buffer @running : tensor<8xf32> = #mixprec.zeros
@@ -87,7 +89,7 @@ module {
 // CHECK-NEXT:    [[R:%.+]] = mixprec.read @running : tensor<8xf32>
 // CHECK-NEXT:    mixprec.assign @running, [[X]] : tensor<8xf32>
 // CHECK-NEXT:    [[RNG:%.+]] = mixprec.rng_state{{$}}
-// CHECK-NEXT:    [[RNG2:%.+]] = mixprec.rng_state {tag = "second"}{{$}}
+// CHECK-NEXT:    [[RNG2:%.+]] = mixprec.rng_state {test.tag = "second"}{{$}}
 // CHECK-NEXT:    return [[W]], [[R]], [[RNG]], [[RNG2]] : tensor<16x8xf16>, tensor<8xf32>, tensor<2xi64>, tensor<2xi64>
 
 // GENERIC-LABEL: "builtin.module"
@@ -102,7 +104,7 @@ module {
     %r = mixprec.read @running : tensor<8xf32>
     mixprec.assign @running, %x : tensor<8xf32>
     %rng = mixprec.rng_state
-    %rng2 = mixprec.rng_state {tag = "second"}
+    %rng2 = mixprec.rng_state {test.tag = "second"}
     return %w, %r, %rng, %rng2 : tensor<16x8xf16>, tensor<8xf32>, tensor<2xi64>, tensor<2xi64>
   }
 }

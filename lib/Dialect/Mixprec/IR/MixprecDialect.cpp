@@ -75,9 +75,10 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
                               "ops";
   InFlightDiagnostic diag = op->emitError() << "unknown mixprec attribute '"
                                             << attr.getName().getValue() << "'";
-  if (std::optional<StringRef> nearest = nearestName(
-          attr.getName().getValue(), {kPrecisionAttr, kAutocastRuleAttr,
-                                      kLossSeedAttr, kOptimizerStepAttr}))
+  if (std::optional<StringRef> nearest =
+          nearestName(attr.getName().getValue(),
+                      {kPrecisionAttr, kAutocastRuleAttr, kLossSeedAttr,
+                       kOptimizerStepAttr, kIndexChecksAttr}))
     diag << "; did you mean '" << *nearest << "'?";
   return diag;
 }

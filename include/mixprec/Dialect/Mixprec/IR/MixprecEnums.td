@@ -6,37 +6,58 @@
 include "mlir/IR/EnumAttr.td"
 include "mixprec/Dialect/Mixprec/IR/MixprecDialect.td"
 
-def Mixprec_AutocastCategory : I32EnumAttr<"AutocastCategory",
+// An enum of the dialect. A bad value is an error that lists the valid ones,
+// whether it is written `#mixprec<reduction avg>` (the parser below) or as
+// another attribute kind, `reduction = "avg"` (the constraint's summary, which
+// ODS quotes in "failed to satisfy constraint: ...").
+class Mixprec_I32Enum<string name, string summary, list<I32EnumAttrCase> cases>
+    : I32EnumAttr<name, summary, cases> {
+  let cppNamespace = "::mixprec";
+  let genSpecializedAttr = 0;
+  string validValues = !interleave(!foreach(case, cases, case.str), ", ");
+  let parameterParser = [{[&]() -> ::mlir::FailureOr<}] # cppType # [{> {
+    auto loc = $_parser.getCurrentLocation();
+    std::string keyword;
+    if (::mlir::failed($_parser.parseKeywordOrString(&keyword)))
+      return ::mlir::failure();
+    if (auto value = }] # cppNamespace # "::" # stringToSymbolFnName #
+                         [{(keyword))
+      return *value;
+    return {(::llvm::LogicalResult)($_parser.emitError(loc)
+        << "expected one of: }] # validValues # [{; got '" << keyword
+        << "'")};
+  }()}];
+}
+
+class Mixprec_EnumAttr<Mixprec_I32Enum enumInfo, string attrMnemonic>
+    : EnumAttr<Mixprec_Dialect, enumInfo, attrMnemonic> {
+  let summary = enumInfo.summary # "; expected one of: " #
+      !interleave(!foreach(case, enumInfo.enumerants,
+                           "#mixprec<" # attrMnemonic # " " # case.str # ">"),
+                  ", ");
+}
+
+def Mixprec_AutocastCategory : Mixprec_I32Enum<"AutocastCategory",
     "the precision policy of an op kind (docs/design.md §1)", [
       I32EnumAttrCase<"TensorCore", 0, "tensor_core">,
       I32EnumAttrCase<"FP32", 1, "fp32">,
       I32EnumAttrCase<"Promote", 2, "promote">,
       I32EnumAttrCase<"Follow", 3, "follow">
-    ]> {
-  let cppNamespace = "::mixprec";
-  let genSpecializedAttr = 0;
-}
+    ]>;
 
-def Mixprec_Reduction : I32EnumAttr<"Reduction",
+def Mixprec_Reduction : Mixprec_I32Enum<"Reduction",
     "how a loss reduces over the batch", [
       I32EnumAttrCase<"Mean", 0, "mean">,
       I32EnumAttrCase<"Sum", 1, "sum">
-    ]> {
-  let cppNamespace = "::mixprec";
-  let genSpecializedAttr = 0;
-}
-def Mixprec_ReductionAttr : EnumAttr<Mixprec_Dialect, Mixprec_Reduction,
-                                     "reduction">;
+    ]>;
+def Mixprec_ReductionAttr : Mixprec_EnumAttr<Mixprec_Reduction, "reduction">;
 
-def Mixprec_GeluApproximation : I32EnumAttr<"GeluApproximation",
+def Mixprec_GeluApproximation : Mixprec_I32Enum<"GeluApproximation",
     "which form of GELU to compute", [
       I32EnumAttrCase<"Erf", 0, "erf">,
       I32EnumAttrCase<"Tanh", 1, "tanh">
-    ]> {
-  let cppNamespace = "::mixprec";
-  let genSpecializedAttr = 0;
-}
-def Mixprec_GeluApproximationAttr : EnumAttr<Mixprec_Dialect,
-    Mixprec_GeluApproximation, "gelu_approximation">;
+    ]>;
+def Mixprec_GeluApproximationAttr : Mixprec_EnumAttr<Mixprec_GeluApproximation,
+                                                     "gelu_approximation">;
 
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECENUMS_TD

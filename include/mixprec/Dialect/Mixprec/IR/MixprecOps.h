@@ -14,6 +14,7 @@
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecEnums.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecInterfaces.h"
+#include "mixprec/Dialect/Mixprec/IR/MixprecTraits.h"
 
 namespace mixprec {
 
