@@ -1,6 +1,7 @@
 //===- ModelLibrary.cpp - loading a compiled model ------------------------===//
 
 #include "ModelLibrary.h"
+#include "ElfCheck.h"
 
 #include <dlfcn.h>
 
@@ -21,6 +22,11 @@ std::unique_ptr<ModelLibrary> ModelLibrary::open(const std::string &path,
                                                  std::string &error) {
   // A bare file name means this directory, not the library search path.
   std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  // dlopen faults on a file whose segments reach past its end.
+  if (std::string problem = checkSharedObject(file); !problem.empty()) {
+    error = path + ": " + problem;
+    return nullptr;
+  }
   // RTLD_LOCAL: every model exports the same ABI symbols.
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {

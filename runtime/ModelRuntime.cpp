@@ -6,39 +6,37 @@
 //===----------------------------------------------------------------------===//
 
 #include "ModelEntries.h"
+#include "TypeText.h"
 
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 
+using namespace mixprec::runtime;
+
 namespace {
 
 thread_local char lastError[512];
 
-/// Checks one tensor against its spec; `role` is "input" or "output".
+/// Checks one tensor against its spec; `role` is "input" or "output". A
+/// wrong dtype, rank or shape shows both types in full.
 mixprec_status checkTensor(const char *function, const char *role,
                            int32_t index, const mixprec_tensor &tensor,
                            const mixprec_tensor_spec &spec) {
-  if (tensor.dtype != spec.dtype)
+  bool matches = tensor.dtype == spec.dtype && tensor.rank == spec.rank &&
+                 (tensor.rank == 0 || tensor.shape);
+  for (int32_t dim = 0; matches && dim < spec.rank; ++dim)
+    matches = tensor.shape[dim] == spec.shape[dim];
+  if (!matches) {
+    char expected[kTypeTextSize], actual[kTypeTextSize];
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
                         "%s: %s %d ('%s') must be %s, got %s", function, role,
-                        index, spec.name, mixprec_dtype_name(spec.dtype),
-                        mixprec_dtype_name(tensor.dtype));
-  if (tensor.rank != spec.rank)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "%s: %s %d ('%s') must have rank %d, got %d", function,
-                        role, index, spec.name, spec.rank, tensor.rank);
-  if (tensor.rank > 0 && !tensor.shape)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "%s: %s %d ('%s') has no shape", function, role, index,
-                        spec.name);
-  for (int32_t dim = 0; dim < spec.rank; ++dim)
-    if (tensor.shape[dim] != spec.shape[dim])
-      return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                          "%s: %s %d ('%s') dim %d must be %lld, got %lld",
-                          function, role, index, spec.name, dim,
-                          (long long)spec.shape[dim],
-                          (long long)tensor.shape[dim]);
+                        index, spec.name,
+                        formatType(expected, sizeof(expected), spec.dtype,
+                                   spec.rank, spec.shape),
+                        formatType(actual, sizeof(actual), tensor.dtype,
+                                   tensor.rank, tensor.shape));
+  }
   if (!tensor.data)
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
                         "%s: %s %d ('%s') has no data", function, role, index,

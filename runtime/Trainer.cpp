@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TrainerState.h"
+#include "TypeText.h"
 
 #include <cmath>
 #include <cstdio>
@@ -49,7 +50,6 @@ using namespace mixprec::runtime;
 namespace {
 
 constexpr const char *kRngStateName = "rng_state";
-constexpr int64_t kNoBatchSize = -1;
 
 /// The entry `name`; null, with the error set, when there is none.
 const mixprec_model_entry *entryNamed(const char *name) {
@@ -167,7 +167,7 @@ void initialize(const mixprec_model_state &state, void *data) {
 }
 
 /// Checks a caller's tensor against `spec`, the rows of dim 0 excepted when
-/// `rows` is not kNoBatchSize.
+/// `rows` is not kNoRows; a mismatch shows both types in full.
 mixprec_status checkTensor(const char *what, const mixprec_tensor *tensor,
                            const mixprec_tensor_spec &spec, int64_t rows) {
   if (!tensor || !tensor->data)
@@ -177,26 +177,16 @@ mixprec_status checkTensor(const char *what, const mixprec_tensor *tensor,
                  (spec.rank == 0 || tensor->shape);
   for (int32_t dim = 0; matches && dim < spec.rank; ++dim)
     matches = tensor->shape[dim] ==
-              (dim == 0 && rows != kNoBatchSize ? rows : spec.shape[dim]);
+              (dim == 0 && rows != kNoRows ? rows : spec.shape[dim]);
   if (matches)
     return MIXPREC_OK;
-  char expected[160];
-  int length = std::snprintf(expected, sizeof(expected), "%s[",
-                             mixprec_dtype_name(spec.dtype));
-  for (int32_t dim = 0; dim < spec.rank && length < int(sizeof(expected));
-       ++dim) {
-    if (dim == 0 && rows != kNoBatchSize)
-      length += std::snprintf(expected + length, sizeof(expected) - length,
-                              "%lld (rows)", (long long)rows);
-    else
-      length +=
-          std::snprintf(expected + length, sizeof(expected) - length, "%s%lld",
-                        dim ? ", " : "", (long long)spec.shape[dim]);
-  }
-  return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                      "%s ('%s') must be %s], got %s of rank %d", what,
-                      spec.name, expected, mixprec_dtype_name(tensor->dtype),
-                      tensor->rank);
+  char expected[kTypeTextSize], actual[kTypeTextSize];
+  return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "%s ('%s') must be %s, got %s",
+                      what, spec.name,
+                      formatType(expected, sizeof(expected), spec.dtype,
+                                 spec.rank, spec.shape, rows),
+                      formatType(actual, sizeof(actual), tensor->dtype,
+                                 tensor->rank, tensor->shape));
 }
 
 /// Where each input of `function` comes from: a state index, the RNG, the
@@ -368,10 +358,25 @@ mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
   int32_t expected = 0;
   for (int32_t i = 0; i < function.num_inputs; ++i)
     expected += trainer->inputSources[i] == FromCaller;
-  if (num_batch != expected || (num_batch > 0 && !batch))
+  if (num_batch != expected || (num_batch > 0 && !batch)) {
+    // "x: f32[64, 64], labels: i32[64]"
+    char names[512] = "", type[kTypeTextSize];
+    size_t length = 0;
+    for (int32_t i = 0; i < function.num_inputs; ++i) {
+      const mixprec_tensor_spec &spec = function.inputs[i];
+      if (trainer->inputSources[i] != FromCaller || length >= sizeof(names))
+        continue;
+      int written = std::snprintf(
+          names + length, sizeof(names) - length, "%s%s: %s",
+          length ? ", " : "", spec.name,
+          formatType(type, sizeof(type), spec.dtype, spec.rank, spec.shape));
+      length += written > 0 ? size_t(written) : 0;
+    }
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "%s: expects %d batch tensors, got %d", function.name,
-                        expected, num_batch);
+                        "%s: expects %d batch tensors (%s), got %d%s",
+                        function.name, expected, names, num_batch,
+                        num_batch > 0 && !batch ? " in a null array" : "");
+  }
   float stepLoss = 0.0f;
   for (int32_t i = 0, next = 0; i < function.num_inputs; ++i) {
     int32_t source = trainer->inputSources[i];
@@ -460,7 +465,7 @@ mixprec_status mixprec_trainer_get(const mixprec_trainer *trainer,
                         name);
   const mixprec_tensor_spec &spec =
       isRng ? kRngSpec : *mixprec_model_states[index].spec;
-  if (mixprec_status status = checkTensor("tensor", tensor, spec, kNoBatchSize))
+  if (mixprec_status status = checkTensor("tensor", tensor, spec, kNoRows))
     return status;
   std::memcpy(tensor->data, isRng ? trainer->rng : trainer->state[index],
               bytesOf(spec));
@@ -473,8 +478,7 @@ mixprec_status mixprec_trainer_set(mixprec_trainer *trainer, const char *name,
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no trainer or no name");
   int32_t index = stateIndex(name);
   if (std::strcmp(name, kRngStateName) == 0) {
-    if (mixprec_status status =
-            checkTensor("value", value, kRngSpec, kNoBatchSize))
+    if (mixprec_status status = checkTensor("value", value, kRngSpec, kNoRows))
       return status;
     std::memcpy(trainer->rng, value->data, sizeof(trainer->rng));
     return MIXPREC_OK;
@@ -483,7 +487,7 @@ mixprec_status mixprec_trainer_set(mixprec_trainer *trainer, const char *name,
     return mixprec_fail(MIXPREC_NOT_FOUND, "no parameter or buffer named '%s'",
                         name);
   const mixprec_tensor_spec &spec = *mixprec_model_states[index].spec;
-  if (mixprec_status status = checkTensor("value", value, spec, kNoBatchSize))
+  if (mixprec_status status = checkTensor("value", value, spec, kNoRows))
     return status;
   std::memcpy(trainer->state[index], value->data, bytesOf(spec));
   return MIXPREC_OK;
@@ -568,7 +572,7 @@ mixprec_status mixprec_trainer_evaluate(mixprec_trainer *trainer,
     const mixprec_tensor *given =
         isInput ? &inputs[next++] : &outputs[i - fn.num_inputs];
     if (spec.rank == 0) {
-      status = checkTensor("input", given, spec, kNoBatchSize);
+      status = checkTensor("input", given, spec, kNoRows);
       chunks[i] = *given;
       continue;
     }

@@ -323,11 +323,11 @@ TEST_F(ModelRuntime, WrongDtype) {
   ScaleCall call;
   call.inputs[1].dtype = MIXPREC_I32;
   expectRejected(call.call(), call,
-                 {"scale", "input 1", "'factor'", "must be f32, got i32"});
+                 {"scale", "input 1", "'factor'", "must be f32[], got i32[]"});
   ScaleCall unknown;
   unknown.inputs[0].dtype = mixprec_dtype(42);
   expectRejected(unknown.call(), unknown,
-                 {"input 0", "'x'", "must be f32, got unknown"});
+                 {"input 0", "'x'", "must be f32[2, 3], got dtype 42[2, 3]"});
 }
 
 TEST_F(ModelRuntime, WrongRank) {
@@ -336,16 +336,16 @@ TEST_F(ModelRuntime, WrongRank) {
   call.inputs[0].rank = 1;
   call.inputs[0].shape = shape;
   expectRejected(call.call(), call,
-                 {"input 0", "'x'", "must have rank 2, got 1"});
+                 {"input 0", "'x'", "must be f32[2, 3], got f32[6]"});
   ScaleCall scalar;
   scalar.inputs[1].rank = 1;
   scalar.inputs[1].shape = shape;
   expectRejected(scalar.call(), scalar,
-                 {"input 1", "'factor'", "must have rank 0, got 1"});
+                 {"input 1", "'factor'", "must be f32[], got f32[6]"});
   ScaleCall negative;
   negative.inputs[0].rank = -2;
   expectRejected(negative.call(), negative,
-                 {"input 0", "'x'", "must have rank 2, got -2"});
+                 {"input 0", "'x'", "must be f32[2, 3], got f32 of rank -2"});
 }
 
 TEST_F(ModelRuntime, WrongShape) {
@@ -354,9 +354,9 @@ TEST_F(ModelRuntime, WrongShape) {
     int64_t shape[] = {2, 3};
     shape[dim] += 1;
     call.inputs[0].shape = shape;
-    std::string expected = "dim " + std::to_string(dim) + " must be " +
-                           std::to_string(kMatrixShape[dim]) + ", got " +
-                           std::to_string(shape[dim]);
+    std::string expected = "must be f32[2, 3], got f32[" +
+                           std::to_string(shape[0]) + ", " +
+                           std::to_string(shape[1]) + "]";
     expectRejected(call.call(), call, {"input 0", "'x'", expected});
   }
   // The transposed shape has the same element count and is still wrong.
@@ -364,13 +364,14 @@ TEST_F(ModelRuntime, WrongShape) {
   int64_t shape[] = {3, 2};
   transposed.inputs[0].shape = shape;
   expectRejected(transposed.call(), transposed,
-                 {"input 0", "'x'", "dim 0 must be 2, got 3"});
+                 {"input 0", "'x'", "must be f32[2, 3], got f32[3, 2]"});
 }
 
 TEST_F(ModelRuntime, NullShape) {
   ScaleCall call;
   call.inputs[0].shape = nullptr;
-  expectRejected(call.call(), call, {"input 0", "'x'", "has no shape"});
+  expectRejected(call.call(), call,
+                 {"input 0", "'x'", "got f32 of rank 2 without a shape"});
 }
 
 TEST_F(ModelRuntime, NullData) {
@@ -387,12 +388,12 @@ TEST_F(ModelRuntime, OutputsAreCheckedToo) {
   ScaleCall call;
   call.outputs[1].dtype = MIXPREC_I32;
   expectRejected(call.call(), call,
-                 {"scale", "output 1", "'count'", "must be i64, got i32"});
+                 {"scale", "output 1", "'count'", "must be i64[], got i32[]"});
   ScaleCall shape;
   int64_t wrong[] = {2, 4};
   shape.outputs[0].shape = wrong;
   expectRejected(shape.call(), shape,
-                 {"output 0", "'y'", "dim 1 must be 3, got 4"});
+                 {"output 0", "'y'", "must be f32[2, 3], got f32[2, 4]"});
   ScaleCall data;
   data.outputs[1].data = nullptr;
   expectRejected(data.call(), data, {"output 1", "'count'", "has no data"});
@@ -510,6 +511,47 @@ TEST(ModelRuntimeFailure, AFailingStepLeavesTheTrainerAsItWas) {
   EXPECT_EQ(weights[0], -0.5f);
   EXPECT_EQ(weights[1], -1.5f);
   EXPECT_EQ(mixprec_trainer_step_count(trainer), 2);
+  mixprec_trainer_destroy(trainer);
+}
+
+TEST(ModelRuntimeTrainerErrors, StateAndBatchErrorsShowBothTypes) {
+  mixprec_trainer *trainer = nullptr;
+  ASSERT_EQ(mixprec_trainer_create("train", 7, &trainer), MIXPREC_OK)
+      << mixprec_last_error();
+  float x[3] = {};
+  int64_t longShape[3] = {3, 1, 1};
+  mixprec_tensor wrong[] = {{x, MIXPREC_F16, 3, longShape}};
+  float loss = 0.0f;
+  EXPECT_EQ(mixprec_trainer_step(trainer, wrong, 0, 0.5f, &loss),
+            MIXPREC_INVALID_ARGUMENT);
+  EXPECT_STREQ(mixprec_last_error(),
+               "train: expects 1 batch tensors (x: f32[2]), got 0");
+  EXPECT_EQ(mixprec_trainer_step(trainer, wrong, 1, 0.5f, &loss),
+            MIXPREC_INVALID_ARGUMENT);
+  EXPECT_STREQ(mixprec_last_error(),
+               "train: input 3 ('x') must be f32[2], got f16[3, 1, 1]");
+  EXPECT_EQ(mixprec_trainer_set(trainer, "w", wrong), MIXPREC_INVALID_ARGUMENT);
+  EXPECT_STREQ(mixprec_last_error(),
+               "value ('w') must be f32[2], got f16[3, 1, 1]");
+  EXPECT_EQ(mixprec_trainer_step_count(trainer), 0);
+  mixprec_trainer_destroy(trainer);
+}
+
+TEST(ModelRuntimeTrainerErrors, HugeRanksAreShownCut) {
+  mixprec_trainer *trainer = nullptr;
+  ASSERT_EQ(mixprec_trainer_create("train", 7, &trainer), MIXPREC_OK)
+      << mixprec_last_error();
+  int64_t shape[40];
+  for (int64_t &size : shape)
+    size = 1;
+  float x[1] = {};
+  mixprec_tensor deep = {x, MIXPREC_F32, 40, shape};
+  EXPECT_EQ(mixprec_trainer_set(trainer, "w", &deep), MIXPREC_INVALID_ARGUMENT);
+  std::string message = mixprec_last_error();
+  EXPECT_NE(message.find("got f32[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+                         "1, 1, ... (rank 40)]"),
+            std::string::npos)
+      << message;
   mixprec_trainer_destroy(trainer);
 }
 
