@@ -2,7 +2,8 @@
 
 // Negative tests of the mixprec dialect. The file covers every diagnostic
 // that lib/Dialect/Mixprec/IR/*.cpp emits (op verifiers, symbol-use
-// verifiers, result-type inference, attribute verifiers, the bool- and
+// verifiers, result-type inference, attribute verifiers, unknown attribute
+// names (KnownAttributesOnly), the enum, bool- and
 // float-parameter parsers) and ODS-generated constraint errors (element types,
 // static shapes, the RNG state, 0-d scalar operands, AllTypesMatch,
 // SameOperandsAndResultType/Shape, inferred result types, parent ops,
@@ -181,6 +182,100 @@ mixprec.train_step @train forward @loss optimizer #mixprec.adamw<eps = -1.0e-8>
 
 // expected-error @+1 {{weight_decay must be >= 0, got -1.000000e-02}}
 mixprec.train_step @train forward @loss optimizer #mixprec.adamw<weight_decay = -0.01>
+
+//===----------------------------------------------------------------------===//
+// Attributes: unknown names (KnownAttributesOnly) and enum values
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// A misspelled attribute would otherwise be kept as a discardable attribute
+// and ignored.
+func.func @misspelled_attribute(%x: tensor<16x256xf16>) -> tensor<16x256xf16> {
+  // expected-error @+1 {{'mixprec.gelu' op has no attribute 'approximat'; did you mean 'approximate'?}}
+  %0 = mixprec.gelu %x {approximat = #mixprec<gelu_approximation tanh>} : tensor<16x256xf16>
+  return %0 : tensor<16x256xf16>
+}
+
+// -----
+
+func.func @misspelled_attribute_generic(%l: tensor<4x3xf32>, %y: tensor<4xi32>) -> tensor<f32> {
+  // expected-error @+1 {{'mixprec.softmax_cross_entropy' op has no attribute 'ignore_idx'; did you mean 'ignore_index'?}}
+  %0 = "mixprec.softmax_cross_entropy"(%l, %y) {ignore_idx = -100 : i64} : (tensor<4x3xf32>, tensor<4xi32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+mixprec.parameter @w : tensor<4x4xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<4x4xf32>) -> tensor<f32> {
+  %w = mixprec.read @w : tensor<4x4xf32>
+  %l = mixprec.mse %x, %w : tensor<4x4xf32>, tensor<4x4xf32>
+  return %l : tensor<f32>
+}
+// expected-error @+1 {{'mixprec.train_step' op has no attribute 'acumulation_step'; did you mean 'accumulation_steps'?}}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<> {acumulation_step = 4 : i64}
+
+// -----
+
+// Nothing is near: the message lists the op's attributes.
+func.func @unknown_attribute(%x: tensor<8x16xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'mixprec.reduce_sum' op has no attribute 'axis'; its attributes are: dims, keepdim (an attribute that another dialect attaches is named '<dialect>.axis')}}
+  %0 = mixprec.reduce_sum %x {dims = array<i64: 1>, axis = 1 : i64} : tensor<8x16xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @attribute_of_an_op_without_any(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'mixprec.relu' op has no attribute 'inplace'; it takes none (an attribute that another dialect attaches is named '<dialect>.inplace')}}
+  %0 = mixprec.relu %x {inplace} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A misspelled mixprec attribute is reported by the dialect.
+func.func @misspelled_dialect_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown mixprec attribute 'mixprec.precison'; did you mean 'mixprec.precision'?}}
+  %0 = mixprec.relu %x {mixprec.precison = f16} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @bad_enum_keyword(%l: tensor<4x3xf32>, %y: tensor<4xi32>) -> tensor<f32> {
+  // expected-error @+2 {{expected one of: mean, sum; got 'avg'}}
+  // expected-error @+1 {{failed to parse Mixprec_ReductionAttr parameter 'value' which is to be a `::mixprec::Reduction`}}
+  %0 = mixprec.softmax_cross_entropy %l, %y {reduction = #mixprec<reduction avg>} : tensor<4x3xf32>, tensor<4xi32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @bad_enum_keyword(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{expected one of: erf, tanh; got 'sigmoid'}}
+  // expected-error @+1 {{failed to parse Mixprec_GeluApproximationAttr parameter 'value' which is to be a `::mixprec::GeluApproximation`}}
+  %0 = mixprec.gelu %x {approximate = #mixprec<gelu_approximation sigmoid>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A string instead of the enum attribute: the constraint lists the values.
+func.func @enum_as_string(%l: tensor<4x3xf32>, %y: tensor<4xi32>) -> tensor<f32> {
+  // expected-error @+1 {{'mixprec.softmax_cross_entropy' op attribute 'reduction' failed to satisfy constraint: how a loss reduces over the batch; expected one of: #mixprec<reduction mean>, #mixprec<reduction sum>}}
+  %0 = mixprec.softmax_cross_entropy %l, %y {reduction = "avg"} : tensor<4x3xf32>, tensor<4xi32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @enum_as_string(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'mixprec.gelu' op attribute 'approximate' failed to satisfy constraint: which form of GELU to compute; expected one of: #mixprec<gelu_approximation erf>, #mixprec<gelu_approximation tanh>}}
+  %0 = "mixprec.gelu"(%x) {approximate = "tanh"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
 
 //===----------------------------------------------------------------------===//
 // Model state: parameter, buffer, read, assign, rng_state
@@ -725,7 +820,7 @@ func.func @f(%x: tensor<16x256xf16>) {
 // -----
 
 func.func @f(%x: tensor<16x256xf16>) {
-  // expected-error @+1 {{'mixprec.gelu' op attribute 'approximate' failed to satisfy constraint: which form of GELU to compute}}
+  // expected-error @+1 {{'mixprec.gelu' op attribute 'approximate' failed to satisfy constraint: which form of GELU to compute; expected one of: #mixprec<gelu_approximation erf>, #mixprec<gelu_approximation tanh>}}
   %0 = "mixprec.gelu"(%x) {approximate = 1 : i32} : (tensor<16x256xf16>) -> tensor<16x256xf16>
   return
 }
@@ -1435,7 +1530,7 @@ func.func @f(%pred: tensor<64x1xf32>, %target: tensor<64x1xf16>) {
 // -----
 
 func.func @f(%pred: tensor<64x1xf32>, %target: tensor<64x1xf32>) {
-  // expected-error @+1 {{'mixprec.mse' op attribute 'reduction' failed to satisfy constraint: how a loss reduces over the batch}}
+  // expected-error @+1 {{'mixprec.mse' op attribute 'reduction' failed to satisfy constraint: how a loss reduces over the batch; expected one of: #mixprec<reduction mean>, #mixprec<reduction sum>}}
   %0 = mixprec.mse %pred, %target {reduction = 3 : i32} : tensor<64x1xf32>, tensor<64x1xf32>
   return
 }
@@ -2447,5 +2542,37 @@ func.func @f(%g: tensor<8x3xf16>, %x: tensor<8x3xf32>, %s: tensor<3xf32>) {
 func.func @f(%x: tensor<8x3xf32>, %s: tensor<3xf32>) {
   // expected-error @+1 {{'mixprec.batch_norm_grad' op failed to verify that all of {scale, dscale, dbias} have same type}}
   %0:3 = "mixprec.batch_norm_grad"(%x, %x, %s) : (tensor<8x3xf32>, tensor<8x3xf32>, tensor<3xf32>) -> (tensor<8x3xf32>, tensor<3xf32>, tensor<8x3xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%labels: tensor<4xi32>) {
+  // expected-error @+1 {{'mixprec.index_check' op attribute 'bound' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 0}}
+  %0 = mixprec.index_check %labels {bound = -1 : i64, check = 0 : i64} : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @f(%labels: tensor<4xi32>, %previous: tensor<2xi64>) {
+  // expected-error @+1 {{'mixprec.index_check' op operand #1 must be tensor<3xi64> index report (check, position, value)}}
+  %0 = "mixprec.index_check"(%labels, %previous) {bound = 4 : i64, check = 1 : i64} : (tensor<4xi32>, tensor<2xi64>) -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @f(%labels: tensor<4xf32>) {
+  // expected-error @+1 {{'mixprec.index_check' op operand #0 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = "mixprec.index_check"(%labels) {bound = 4 : i64, check = 0 : i64} : (tensor<4xf32>) -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @f(%logits: tensor<4x0xf32>, %labels: tensor<4xi32>) {
+  // expected-error @+1 {{logits must have at least one class}}
+  %0 = mixprec.softmax_cross_entropy %logits, %labels : tensor<4x0xf32>, tensor<4xi32>
   return
 }
