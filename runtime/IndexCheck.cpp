@@ -44,8 +44,8 @@ mixprec_index_failure(const char *function, const int64_t *report,
     return MIXPREC_OK;
   if (which >= num_checks)
     return mixprec_fail(MIXPREC_INTERNAL,
-                        "%s: the index report names check %lld of %d",
-                        function, (long long)which, num_checks);
+                        "%s: the index report names check %lld of %d", function,
+                        (long long)which, num_checks);
   const mixprec_index_check &check = checks[which];
   char position[160];
   describePosition(position, sizeof(position), report[1], check);

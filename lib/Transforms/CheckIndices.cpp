@@ -70,26 +70,26 @@ LogicalResult checkIndices(func::FuncOp function) {
   // A forward op and its gradient index with the same tensor: one check.
   SmallVector<std::tuple<Value, int64_t, std::optional<int64_t>>> seen;
   for (IndexedAccessOpInterface access : accesses) {
-    auto key = std::make_tuple(Value(access.getAccessIndices()),
-                               access.getIndexBound(),
-                               access.getSkippedIndex());
+    auto key =
+        std::make_tuple(Value(access.getAccessIndices()),
+                        access.getIndexBound(), access.getSkippedIndex());
     if (llvm::is_contained(seen, key))
       continue;
     seen.push_back(key);
     std::optional<int64_t> skipped = access.getSkippedIndex();
-    report = IndexCheckOp::create(
-        b, access.getLoc(), access.getAccessIndices(), report,
-        access.getIndexBound(), checks.size(),
-        skipped ? b.getI64IntegerAttr(*skipped) : IntegerAttr());
+    report = IndexCheckOp::create(b, access.getLoc(), access.getAccessIndices(),
+                                  report, access.getIndexBound(), checks.size(),
+                                  skipped ? b.getI64IntegerAttr(*skipped)
+                                          : IntegerAttr());
     checks.push_back(b.getDictionaryAttr({
         b.getNamedAttr("op", b.getStringAttr(access->getName().stripDialect())),
         b.getNamedAttr("location",
                        b.getStringAttr(describeLocation(access.getLoc()))),
         b.getNamedAttr("noun", b.getStringAttr(access.getIndexNoun())),
         b.getNamedAttr("bound", b.getI64IntegerAttr(access.getIndexBound())),
-        b.getNamedAttr("shape", b.getDenseI64ArrayAttr(
-                                    access.getAccessIndices().getType()
-                                        .getShape())),
+        b.getNamedAttr("shape",
+                       b.getDenseI64ArrayAttr(
+                           access.getAccessIndices().getType().getShape())),
     }));
   }
 

@@ -13,6 +13,7 @@ class ModelError(RuntimeError):
     """A call the model rejected; the message is the library's, `status`
     its mixprec_status (DEVICE_ERROR for a GPU's fault, ...)."""
 
+    INVALID_ARGUMENT = 1  # also a label or token id out of range
     DEVICE_ERROR = 5
 
     def __init__(self, message, status=None):

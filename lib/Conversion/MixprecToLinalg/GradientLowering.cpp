@@ -339,9 +339,11 @@ struct SoftmaxCrossEntropyGradLowering
                          ignored ? args[5]
                                  : f32Constant(b, loc, double(rows)));
           Value gradient = mulF(b, loc, scale, subF(b, loc, softmax, oneHot));
-          return arith::SelectOp::create(b, loc,
-                                         isSkipped(b, loc, args[3], ignored),
-                                         f32Constant(b, loc, 0.0), gradient)
+          if (!ignored)
+            return gradient;
+          Value counted = isOtherThan(b, loc, args[3], *ignored);
+          Value zero = f32Constant(b, loc, 0.0);
+          return arith::SelectOp::create(b, loc, counted, gradient, zero)
               .getResult();
         },
         maps);

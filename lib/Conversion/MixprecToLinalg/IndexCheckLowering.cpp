@@ -37,10 +37,14 @@ std::pair<Value, Value> findFirstBad(OpBuilder &b, Location loc, Value indices,
   MLIRContext *context = b.getContext();
   auto scalar = RankedTensorType::get({}, b.getI64Type());
   auto filled = [&](int64_t value) {
-    return linalg::FillOp::create(b, loc, ValueRange{i64Constant(b, loc, value)},
-                                  ValueRange{emptyTensor(b, loc, scalar)})
+    Value empty = emptyTensor(b, loc, scalar);
+    Value constant = i64Constant(b, loc, value);
+    return linalg::FillOp::create(b, loc, ValueRange{constant},
+                                  ValueRange{empty})
         .getResult(0);
   };
+  Value noneYet = filled(std::numeric_limits<int64_t>::max());
+  Value noValue = filled(0);
   SmallVector<AffineMap> maps = {
       AffineMap::getMultiDimIdentityMap(rank, context),
       AffineMap::get(rank, 0, {}, context),
@@ -49,38 +53,36 @@ std::pair<Value, Value> findFirstBad(OpBuilder &b, Location loc, Value indices,
                                              utils::IteratorType::reduction);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{scalar, scalar}, ValueRange{indices},
-      ValueRange{filled(std::numeric_limits<int64_t>::max()), filled(0)}, maps,
-      iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
+      ValueRange{noneYet, noValue}, maps, iterators,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        // Ops are created one statement at a time: argument evaluation order
+        // would otherwise decide the order of the IR.
         Value position = i64Constant(b, loc, 0);
         for (int64_t dim = 0; dim < rank; ++dim) {
-          Value at = arith::IndexCastOp::create(
-              b, loc, b.getI64Type(), linalg::IndexOp::create(b, loc, dim));
-          position = arith::AddIOp::create(
-              b, loc,
-              arith::MulIOp::create(
-                  b, loc, position,
-                  i64Constant(b, loc, type.getDimSize(dim))),
-              at);
+          Value index = linalg::IndexOp::create(b, loc, dim);
+          Value at = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+          Value size = i64Constant(b, loc, type.getDimSize(dim));
+          Value scaled = arith::MulIOp::create(b, loc, position, size);
+          position = arith::AddIOp::create(b, loc, scaled, at);
         }
         Value value = convertScalar(b, loc, args[0], b.getI64Type());
-        Value outside = arith::OrIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, value,
-                                  i64Constant(b, loc, 0)),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, value,
-                                  i64Constant(b, loc, bound)));
-        Value kept = arith::XOrIOp::create(
-            b, loc, isSkipped(b, loc, value, skipped),
-            arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
-        Value earlier = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::slt, position, args[1]);
-        Value take = arith::AndIOp::create(
-            b, loc, arith::AndIOp::create(b, loc, outside, kept), earlier);
-        linalg::YieldOp::create(
-            b, loc,
-            ValueRange{
-                arith::SelectOp::create(b, loc, take, position, args[1]),
-                arith::SelectOp::create(b, loc, take, value, args[2])});
+        Value zero = i64Constant(b, loc, 0);
+        Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            value, zero);
+        Value limit = i64Constant(b, loc, bound);
+        Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            value, limit);
+        Value outside = arith::OrIOp::create(b, loc, below, above);
+        if (skipped) {
+          Value counted = isOtherThan(b, loc, value, *skipped);
+          outside = arith::AndIOp::create(b, loc, outside, counted);
+        }
+        Value earlier = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              position, args[1]);
+        Value take = arith::AndIOp::create(b, loc, outside, earlier);
+        Value first = arith::SelectOp::create(b, loc, take, position, args[1]);
+        Value found = arith::SelectOp::create(b, loc, take, value, args[2]);
+        linalg::YieldOp::create(b, loc, ValueRange{first, found});
       });
   return {generic.getResult(0), generic.getResult(1)};
 }
@@ -109,42 +111,44 @@ struct IndexCheckLowering : public OpRewritePattern<IndexCheckOp> {
         ValueRange{emptyTensor(rewriter, loc, type)}, maps,
         {utils::IteratorType::parallel},
         [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value index = linalg::IndexOp::create(b, loc, 0);
           Value element =
-              arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                         linalg::IndexOp::create(b, loc, 0));
-          auto elementIs = [&](int64_t k) {
+              arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+          auto elementIs = [&](int64_t k) -> Value {
+            Value constant = i64Constant(b, loc, k);
             return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         element, i64Constant(b, loc, k));
+                                         element, constant);
           };
           // [check, position, value] of this check.
-          Value mine = arith::SelectOp::create(
-              b, loc, elementIs(0), i64Constant(b, loc, check),
-              arith::SelectOp::create(b, loc, elementIs(1), args[0], args[1]));
-          Value found = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::ne, args[0],
-              i64Constant(b, loc, std::numeric_limits<int64_t>::max()));
+          Value isPosition = elementIs(1);
+          Value positionOrValue =
+              arith::SelectOp::create(b, loc, isPosition, args[0], args[1]);
+          Value isCheck = elementIs(0);
+          Value checkId = i64Constant(b, loc, check);
+          Value mine = arith::SelectOp::create(b, loc, isCheck, checkId,
+                                               positionOrValue);
+          Value none = i64Constant(b, loc, std::numeric_limits<int64_t>::max());
+          Value found = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                              args[0], none);
+          // What passes through when this check finds nothing (or a previous
+          // one found something first).
           Value passed;
           if (previous) {
             passed = args[2];
-            Value previousCheck = tensor::ExtractOp::create(
-                b, loc, previous,
-                ValueRange{arith::ConstantIndexOp::create(b, loc, 0)});
-            Value failedBefore = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::sge, previousCheck,
-                i64Constant(b, loc, 0));
-            found = arith::AndIOp::create(
-                b, loc, found,
-                arith::XOrIOp::create(
-                    b, loc, failedBefore,
-                    arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
+            Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+            Value previousCheck =
+                tensor::ExtractOp::create(b, loc, previous, zeroIndex);
+            Value zero = i64Constant(b, loc, 0);
+            Value passedBefore = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::slt, previousCheck, zero);
+            found = arith::AndIOp::create(b, loc, found, passedBefore);
           } else {
-            passed = arith::SelectOp::create(b, loc, elementIs(0),
-                                             i64Constant(b, loc, -1),
-                                             i64Constant(b, loc, 0));
+            Value minusOne = i64Constant(b, loc, -1);
+            Value zero = i64Constant(b, loc, 0);
+            passed = arith::SelectOp::create(b, loc, isCheck, minusOne, zero);
           }
-          linalg::YieldOp::create(
-              b, loc,
-              ValueRange{arith::SelectOp::create(b, loc, found, mine, passed)});
+          Value result = arith::SelectOp::create(b, loc, found, mine, passed);
+          linalg::YieldOp::create(b, loc, result);
         });
     rewriter.replaceOp(op, generic.getResults());
     return success();

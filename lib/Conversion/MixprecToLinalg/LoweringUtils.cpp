@@ -268,14 +268,10 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
 }
 
 
-Value isSkipped(OpBuilder &b, Location loc, Value label,
-                std::optional<int64_t> skipped) {
-  if (!skipped)
-    return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+Value isOtherThan(OpBuilder &b, Location loc, Value label, int64_t skipped) {
   Value wide = convertScalar(b, loc, label, b.getI64Type());
-  return arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq, wide,
-      arith::ConstantIntOp::create(b, loc, b.getI64Type(), *skipped));
+  Value other = arith::ConstantIntOp::create(b, loc, b.getI64Type(), skipped);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, wide, other);
 }
 
 Value countOtherThan(OpBuilder &b, Location loc, Value labels,
@@ -285,12 +281,9 @@ Value countOtherThan(OpBuilder &b, Location loc, Value labels,
       b, loc, 1, {0}, {labels}, {identity},
       filledTensor(b, loc, RankedTensorType::get({}, b.getF32Type()), 0.0),
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value kept = arith::UIToFPOp::create(
-            b, loc, b.getF32Type(),
-            arith::XOrIOp::create(
-                b, loc, isSkipped(b, loc, args[1], skipped),
-                arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
-        return addF(b, loc, args[0], kept);
+        Value counted = isOtherThan(b, loc, args[1], skipped);
+        Value one = arith::UIToFPOp::create(b, loc, b.getF32Type(), counted);
+        return addF(b, loc, args[0], one);
       });
 }
 

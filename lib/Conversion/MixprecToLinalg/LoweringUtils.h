@@ -97,9 +97,9 @@ mlir::Value convertTensor(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value countOtherThan(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value labels, int64_t skipped);
 
-/// Whether the integer scalar `label` equals `skipped` (false without one).
-mlir::Value isSkipped(mlir::OpBuilder &b, mlir::Location loc, mlir::Value label,
-                      std::optional<int64_t> skipped);
+/// Whether the integer scalar `label` differs from `skipped` (an i1).
+mlir::Value isOtherThan(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value label, int64_t skipped);
 
 /// The f32 type of a statistic over the dims of `shape` that `reducedDims`
 /// keeps.

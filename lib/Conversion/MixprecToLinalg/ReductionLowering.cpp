@@ -160,18 +160,20 @@ struct SoftmaxCrossEntropyLowering
           Value row = linalg::IndexOp::create(b, loc, 0);
           Value column =
               arith::IndexCastOp::create(b, loc, b.getIndexType(), args[1]);
-          column = arith::MaxSIOp::create(
-              b, loc, column, arith::ConstantIndexOp::create(b, loc, 0));
-          column = arith::MinSIOp::create(
-              b, loc, column, arith::ConstantIndexOp::create(b, loc, classes - 1));
+          Value first = arith::ConstantIndexOp::create(b, loc, 0);
+          column = arith::MaxSIOp::create(b, loc, column, first);
+          Value last = arith::ConstantIndexOp::create(b, loc, classes - 1);
+          column = arith::MinSIOp::create(b, loc, column, last);
           Value picked = widen(b, loc,
                                tensor::ExtractOp::create(
                                    b, loc, logits, ValueRange{row, column}));
           Value loss = subF(b, loc, math::LogOp::create(b, loc, args[3]),
                             subF(b, loc, picked, args[2]));
-          loss = arith::SelectOp::create(b, loc,
-                                         isSkipped(b, loc, args[1], ignored),
-                                         f32Constant(b, loc, 0.0), loss);
+          if (ignored) {
+            Value counted = isOtherThan(b, loc, args[1], *ignored);
+            Value zero = f32Constant(b, loc, 0.0);
+            loss = arith::SelectOp::create(b, loc, counted, loss, zero);
+          }
           return addF(b, loc, args[0], loss);
         });
     bool mean = op.getReduction() == Reduction::Mean;

@@ -139,7 +139,13 @@ func.func @reduce_max_f32(%x: tensor<5x7xf32>) -> tensor<5xf32> {
 // CHECK: ^bb0(%[[LABEL:.+]]: i64, %[[M:.+]]: f32, %[[S:.+]]: f32, %[[ACC:.+]]: f32):
 // CHECK: %[[ROWIDX:.+]] = linalg.index 0 : index
 // CHECK: %[[COL:.+]] = arith.index_cast %[[LABEL]] : i64 to index
-// CHECK: %[[PICKED:.+]] = tensor.extract %[[LOGITS]][%[[ROWIDX]], %[[COL]]] : tensor<4x10xf16>
+// A bad label fails the call (--mixprec-check-indices); clamped, it reads
+// inside the row meanwhile.
+// CHECK: %[[ZERO:.+]] = arith.constant 0 : index
+// CHECK: %[[ABOVE:.+]] = arith.maxsi %[[COL]], %[[ZERO]] : index
+// CHECK: %[[LAST:.+]] = arith.constant 9 : index
+// CHECK: %[[CLAMPED:.+]] = arith.minsi %[[ABOVE]], %[[LAST]] : index
+// CHECK: %[[PICKED:.+]] = tensor.extract %[[LOGITS]][%[[ROWIDX]], %[[CLAMPED]]] : tensor<4x10xf16>
 // CHECK: %[[PW:.+]] = arith.extf %[[PICKED]] : f16 to f32
 // CHECK: %[[SHIFTED:.+]] = arith.subf %[[PW]], %[[M]] : f32
 // CHECK: %[[LOGSUM:.+]] = math.log %[[S]] : f32

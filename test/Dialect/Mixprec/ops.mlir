@@ -1041,3 +1041,29 @@ func.func @batch_norm_grad(%g: tensor<32x8x8x8xf32>, %x: tensor<32x8x8x8xf32>, %
   %dxh, %dsh, %dbh = mixprec.batch_norm_grad %gh, %xh scale %sh {eps = 1.0e-3 : f64} : tensor<16x4xbf16>, tensor<4xbf16>
   return %dx, %ds, %db, %dxh, %dsh, %dbh : tensor<32x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<16x4xbf16>, tensor<4xbf16>, tensor<4xbf16>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Checked indices: ignore_index and the index report
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @checked_indices(
+// CHECK-SAME:    [[LOGITS:%[^:]+]]: tensor<4x10xf32>, [[LABELS:%[^:]+]]: tensor<4xi32>, [[G:%[^:]+]]: tensor<f32>, [[TOKENS:%[^:]+]]: tensor<2x3xi64>)
+// CHECK-NEXT:    [[L:%.+]] = mixprec.softmax_cross_entropy [[LOGITS]], [[LABELS]] {ignore_index = -100 : i64} : tensor<4x10xf32>, tensor<4xi32>
+// CHECK-NEXT:    [[D:%.+]] = mixprec.softmax_cross_entropy_grad [[G]], [[LOGITS]], [[LABELS]] {ignore_index = -100 : i64} : tensor<4x10xf32>, tensor<4xi32>
+// CHECK-NEXT:    [[R0:%.+]] = mixprec.index_check [[LABELS]] {bound = 10 : i64, check = 0 : i64, skipped = -100 : i64} : tensor<4xi32>
+// CHECK-NEXT:    [[R1:%.+]] = mixprec.index_check [[TOKENS]], [[R0]] {bound = 7 : i64, check = 1 : i64} : tensor<2x3xi64>
+// CHECK-NEXT:    return [[L]], [[D]], [[R1]] : tensor<f32>, tensor<4x10xf32>, tensor<3xi64>
+
+// GENERIC-LABEL: sym_name = "checked_indices"
+// GENERIC: "mixprec.index_check"(%arg{{[0-9]+}}) <{bound = 10 : i64, check = 0 : i64, skipped = -100 : i64}> : (tensor<4xi32>) -> tensor<3xi64>
+// GENERIC: "mixprec.index_check"(%arg{{[0-9]+}}, %{{[0-9]+}}) <{bound = 7 : i64, check = 1 : i64}> : (tensor<2x3xi64>, tensor<3xi64>) -> tensor<3xi64>
+func.func @checked_indices(%logits: tensor<4x10xf32>, %labels: tensor<4xi32>, %g: tensor<f32>, %tokens: tensor<2x3xi64>)
+    -> (tensor<f32>, tensor<4x10xf32>, tensor<3xi64>) {
+  %l = mixprec.softmax_cross_entropy %logits, %labels {ignore_index = -100 : i64} : tensor<4x10xf32>, tensor<4xi32>
+  %d = mixprec.softmax_cross_entropy_grad %g, %logits, %labels {ignore_index = -100 : i64} : tensor<4x10xf32>, tensor<4xi32>
+  %r0 = mixprec.index_check %labels {bound = 10 : i64, check = 0 : i64, skipped = -100 : i64} : tensor<4xi32>
+  %r1 = mixprec.index_check %tokens, %r0 {bound = 7 : i64, check = 1 : i64} : tensor<2x3xi64>
+  return %l, %d, %r1 : tensor<f32>, tensor<4x10xf32>, tensor<3xi64>
+}
