@@ -31,6 +31,7 @@ test_random_models.py runs a few dozen seeds in CI; scripts/random_models.sh
 runs a campaign. docs/testing.md describes both.
 """
 import argparse
+import fcntl
 import json
 import math
 import os
@@ -48,7 +49,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 BUILD = os.environ.get("MIXPREC_BUILD", os.path.join(ROOT, "build"))
 PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-GPUSIM = os.path.join(BUILD, "lib", "libmixprec_gpusim.so")
+GPUSIM = os.path.abspath(os.path.join(BUILD, "lib", "libmixprec_gpusim.so"))
 
 ODD_SIZES = (1, 2, 3, 5, 7, 11, 13, 17)
 FLOATS = ("f16", "bf16")
@@ -1214,13 +1215,18 @@ def run_library(library, spec, seed, steps, lr, losses):
 
 # --- Command line ----------------------------------------------------------
 
-def campaign(seeds, jobs, gpusim, keep):
-    """Checks every seed; prints a line per failing seed and a summary."""
+def campaign(seeds, jobs, gpusim, keep, lock=None):
+    """Checks every seed; prints a line per failing seed and a summary.
+    With `lock`, each seed is checked holding that file's flock, so that a
+    build that takes the same lock never replaces the tools mid-model."""
     start, failures, passed, timings = time.time(), {}, 0, {}
     for seed in seeds:
         directory = tempfile.mkdtemp(prefix="mixprec-random-%d-" % seed)
         seconds = {}
-        _, found = check(seed, directory, jobs, gpusim, timings=seconds)
+        with open(lock or os.devnull, "a") as held:
+            if lock:
+                fcntl.flock(held, fcntl.LOCK_EX)
+            _, found = check(seed, directory, jobs, gpusim, timings=seconds)
         for name, value in seconds.items():
             # "cpu amp f16 compile" and "cpu amp bf16 compile" alike.
             key = re.sub(r"\b(b?f16)\b", "16-bit", name)
@@ -1260,6 +1266,8 @@ def main(argv):
     campaign_.add_argument("--start", type=int, default=0)
     campaign_.add_argument("--keep", action="store_true",
                            help="keep a failing seed's files")
+    campaign_.add_argument("--lock", help="a file to flock while checking "
+                           "each seed (the lock of builds of the tools)")
     for command in (check_, campaign_):
         command.add_argument("--jobs", type=int, default=2)
         command.add_argument("--gpusim", action="store_true",
@@ -1288,7 +1296,7 @@ def main(argv):
         return 1 if failures else 0
     if args.command == "campaign":
         return campaign(range(args.start, args.start + args.count),
-                        args.jobs, args.gpusim, args.keep)
+                        args.jobs, args.gpusim, args.keep, args.lock)
     with open(args.spec) as f:
         spec = json.load(f)
     print(json.dumps(run_library(args.library, spec, args.seed, args.steps,
