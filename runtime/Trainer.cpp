@@ -355,6 +355,11 @@ mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
   if (!trainer)
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no trainer");
   const mixprec_function &function = trainer->step->function;
+  // A NaN, infinite or negative rate would silently ruin every weight.
+  if (!(lr >= 0.0f) || std::isinf(lr))
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s: the learning rate must be finite and >= 0, got %g",
+                        function.name, double(lr));
   int32_t expected = 0;
   for (int32_t i = 0; i < function.num_inputs; ++i)
     expected += trainer->inputSources[i] == FromCaller;
@@ -607,6 +612,14 @@ mixprec_status mixprec_trainer_evaluate(mixprec_trainer *trainer,
     }
     status = mixprec_call(fn.name, chunks, fn.num_inputs,
                           chunks + fn.num_inputs, fn.num_outputs);
+    if (status == MIXPREC_INVALID_ARGUMENT) {
+      // A bad label's row is within the chunk: say which rows it holds.
+      char message[512];
+      std::snprintf(message, sizeof(message), "%s", mixprec_last_error());
+      status = mixprec_fail(status, "%s; in the chunk of rows %lld to %lld",
+                            message, (long long)first,
+                            (long long)(first + rows - 1));
+    }
     for (int32_t o = 0; status == MIXPREC_OK && o < fn.num_outputs; ++o) {
       size_t rowBytes = bytesOf(fn.outputs[o]) / size_t(batchSize);
       std::memcpy(static_cast<char *>(outputs[o].data) + first * rowBytes,

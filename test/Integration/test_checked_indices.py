@@ -32,6 +32,11 @@ func.func @loss(%tokens: tensor<4x3xi32>, %labels: tensor<4xi32>) -> tensor<f32>
   %l = mixprec.softmax_cross_entropy %logits, %labels {ignore_index = -100 : i64} : tensor<4x3xf32>, tensor<4xi32>
   return %l : tensor<f32>
 }
+func.func @embed(%tokens: tensor<4x3xi32>) -> tensor<4x3x4xf32> {
+  %table = mixprec.read @table : tensor<11x4xf32>
+  %e = mixprec.embedding %table, %tokens : tensor<11x4xf32>, tensor<4x3xi32>
+  return %e : tensor<4x3x4xf32>
+}
 mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 """
 
@@ -120,6 +125,20 @@ def test_a_plain_call_checks_too(model):
     labels[1] = 7
     with pytest.raises(ModelError, match=r"loss: label 7 at row 1 is outside"):
         loss_of(model, trainer, tokens, labels)
+
+
+def test_evaluate_names_the_chunk_of_a_bad_row(model):
+    """evaluate runs the compiled batch of 4 rows over 10: the position is
+    within the chunk, and the message says which rows the chunk holds."""
+    trainer = model.trainer("train", seed=3)
+    tokens = np.zeros((10, SEQ), np.int32)
+    tokens[6, 1] = 99
+    with pytest.raises(ModelError) as error:
+        trainer.evaluate("embed", [tokens])
+    assert error.value.status == ModelError.INVALID_ARGUMENT
+    assert re.fullmatch(r"embed: index 99 at \[2, 1\] is outside \[0, 11\) "
+                        r"\(embedding at .*:\d+:\d+\); in the chunk of rows "
+                        r"4 to 7", str(error.value)), str(error.value)
 
 
 def test_ignore_index_matches_pytorch():
