@@ -5,13 +5,14 @@ read out of bounds and a train step leaves every piece of the trainer's
 state bit-identical. Runs on the CPU library and on its CUDA build on the GPU
 simulator, in FP32 and with 16-bit autocast; ignore_index follows PyTorch."""
 import re
+import subprocess
 
 import numpy as np
 import pytest
 import torch
 
 from harness import compile_mlir
-from mixprec import ModelError
+from mixprec import ModelError, tool_path
 
 pytestmark = pytest.mark.usefixtures("backend")
 
@@ -169,3 +170,25 @@ def test_ignore_index_matches_pytorch():
                                    atol=1e-6, err_msg=name)
     labels[:] = -100
     assert np.isnan(loss_of(model, trainer, tokens, labels))
+
+
+def test_mixprec_run_stops_at_a_bad_label(tmp_path):
+    """The CLI from a .mlir: the first step whose batch holds label 255 ends
+    the run with exit 1 and the library's message."""
+    source = tmp_path / "model.mlir"
+    source.write_text(MODEL)
+    tokens = np.zeros((8, SEQ), np.int32)
+    labels = np.zeros(8, np.int32)
+    labels[5] = 255
+    np.save(tmp_path / "tokens.npy", tokens)
+    np.save(tmp_path / "labels.npy", labels)
+    run = subprocess.run(
+        [tool_path("mixprec-run"), "train", str(source), "--data",
+         str(tmp_path / "tokens.npy"), "--data", str(tmp_path / "labels.npy"),
+         "--steps", "4", "--log-every", "1"],
+        capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert re.search(r"train: label 255 at row \d is outside \[0, 3\) "
+                     r"\(softmax_cross_entropy at .*model\.mlir:12:\d+\)",
+                     run.stderr), run.stderr
+    assert "Segmentation" not in run.stderr
