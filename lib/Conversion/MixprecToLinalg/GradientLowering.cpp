@@ -356,7 +356,7 @@ struct SoftmaxCrossEntropyGradLowering
 /// (indices[i...] == v ? grad[i..., d] : 0), in f32, rounded once. The scatter
 /// is a reduction over the index positions for every row of the table, so
 /// it stays one linalg.generic with static maps (O(V * tokens * D) work). An
-/// index outside [0, V) matches no row and adds nothing.
+/// index outside [0, V), which fails the call, matches no row meanwhile.
 struct EmbeddingGradLowering : public OpRewritePattern<EmbeddingGradOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EmbeddingGradOp op,

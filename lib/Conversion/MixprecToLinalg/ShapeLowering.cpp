@@ -213,10 +213,8 @@ struct EmbeddingLowering : public OpRewritePattern<EmbeddingOp> {
                                 PatternRewriter &rewriter) const override {
     // result[i..., d] = table[clamp(indices[i...], 0, V - 1), d].
     //
-    // An index outside [0, V) is undefined behaviour by the op's contract;
-    // this lowering clamps it into range so that a bad token id reads the
-    // first or last row instead of memory outside the table (the same code
-    // on every backend, no trap and no out-of-bounds read).
+    // An index outside [0, V) fails the call (--mixprec-check-indices);
+    // meanwhile the clamp keeps the read inside the table.
     Location loc = op.getLoc();
     RankedTensorType tableType = op.getTable().getType();
     RankedTensorType type = op.getType();
