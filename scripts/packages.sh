@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The Debian packages mixprec needs, and install_packages PACKAGE..., which
+# installs those that are missing (as root, or through sudo). Sourced by
+# setup.sh and sanitized-build.sh.
+
+# Building and testing.
+MIXPREC_PACKAGES=(cmake ninja-build g++ libgtest-dev
+                  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+                  python3-numpy python3-pytest python3-torch python3-sklearn)
+# The sanitizer build and the fuzzers, besides.
+SANITIZER_PACKAGES=(clang-22 libclang-rt-22-dev)
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_packages() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+      missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "== installing: ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
