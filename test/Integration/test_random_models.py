@@ -57,7 +57,7 @@ def test_models_use_every_forward_op():
     assert forward_ops - used == set()
 
 
-def test_a_crash_is_reported():
+def test_failures_are_classified():
     """The classification the tests rely on: a signal, an assertion or an
     LLVM fatal error is a crash; a located diagnostic is a rejection; a
     bare non-zero exit is neither."""
