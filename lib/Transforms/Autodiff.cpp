@@ -707,6 +707,11 @@ FailureOr<func::FuncOp> AutodiffPass::buildGradients(TrainStepOp step) {
   if (!forward || forward.isExternal() || !forward.getBody().hasOneBlock())
     return step.emitError("mixprec-autodiff: the forward function must be "
                           "defined, with one block");
+  if (module.getOps<ParameterOp>().empty())
+    return step.emitError("mixprec-autodiff: train step @")
+           << step.getSymName()
+           << " has no trainable parameter to update: the module declares no "
+              "mixprec.parameter";
   std::string name = (step.getSymName() + "_gradients").str();
   if (module.lookupSymbol(name))
     return step.emitError("mixprec-autodiff: '@") << name << "' exists already";
@@ -739,6 +744,15 @@ FailureOr<func::FuncOp> AutodiffPass::buildGradients(TrainStepOp step) {
     } else {
       total = gradient;
     }
+  }
+  if (byParameter.empty()) {
+    InFlightDiagnostic diag =
+        step.emitError("mixprec-autodiff: train step @")
+        << step.getSymName()
+        << " has no trainable parameter to update: its loss depends on no "
+           "mixprec.parameter";
+    diag.attachNote(loss.getLoc()) << "the loss";
+    return diag;
   }
   SmallVector<Value> results{loss};
   SmallVector<Attribute> gradientOf;
@@ -882,7 +896,8 @@ static FailureOr<func::FuncOp> cloneAccumulated(OpBuilder &b, TrainStepOp step,
 /// count's increment (buffer
 /// `@<step>.step_count`), then one optimizer update per parameter, whose
 /// new value and moments are assigned to the parameter and to new buffers
-/// `@<parameter>.<moment>`.
+/// `@<step>.<parameter>.<moment>`: each train step keeps its own optimizer
+/// state, so several steps may update the same parameters.
 LogicalResult AutodiffPass::buildStep(TrainStepOp step,
                                       func::FuncOp gradients) {
   ModuleOp module = getOperation();
@@ -928,11 +943,12 @@ LogicalResult AutodiffPass::buildStep(TrainStepOp step,
     auto momentType = type.clone(b.getF32Type());
     auto ref = FlatSymbolRefAttr::get(parameter.getSymNameAttr());
     Value value = ReadOp::create(b, loc, type, ref);
-    // Reads and assigns one moment buffer `@<parameter>.<moment>`.
+    // Reads and assigns one moment buffer `@<step>.<parameter>.<moment>`.
     SmallVector<std::pair<FlatSymbolRefAttr, Value>> moments;
     auto readMoment = [&](StringRef moment) -> FailureOr<Value> {
       FailureOr<FlatSymbolRefAttr> momentRef = declareZeroBuffer(
-          step, (parameter.getSymName() + "." + moment).str(), momentType);
+          step, name + "." + parameter.getSymName().str() + "." + moment.str(),
+          momentType);
       if (failed(momentRef))
         return failure();
       Value current = ReadOp::create(b, loc, momentType, *momentRef);

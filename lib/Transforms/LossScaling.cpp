@@ -202,11 +202,16 @@ LogicalResult MixprecLossScalingPass::scaleStep(func::FuncOp step) {
         assign && isOptimizerWrite(assign, name))
       writes.push_back(assign);
   }
-  if (seeds.empty() || updates.empty())
+  if (seeds.empty())
     return step.emitError("mixprec-loss-scaling: @")
            << name
-           << " has no loss seed or no optimizer update; run "
-              "--mixprec-autodiff first";
+           << " has no loss seed (a mixprec.constant marked "
+              "mixprec.loss_seed); run --mixprec-autodiff first";
+  if (updates.empty())
+    return step.emitError("mixprec-loss-scaling: @")
+           << name
+           << " has no trainable parameter to update: it has no "
+              "mixprec.sgd_update or mixprec.adam_update";
   // The check goes where every gradient is known, before any write.
   Operation *check = afterGradients(body, updates);
   for (AssignOp write : writes)

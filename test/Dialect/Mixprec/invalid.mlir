@@ -1607,6 +1607,39 @@ mixprec.train_step @train forward @loss optimizer #mixprec.adamw<>
 
 // -----
 
+// A 16-bit loss: loss scaling would overflow it, and the trainer reports an
+// f32 loss. The error is at the op that computes the loss.
+func.func @loss(%x: tensor<4xf16>) -> tensor<f16> {
+  // expected-error @+1 {{the loss of train step @train must be f32, got f16; cast it with `mixprec.cast %loss : tensor<f16> to tensor<f32>` and return tensor<f32>}}
+  %l = mixprec.reduce_sum %x {dims = array<i64: 0>} : tensor<4xf16>
+  return %l : tensor<f16>
+}
+
+// expected-note @+1 {{the train step}}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// A loss that is an argument: the error is at the return.
+func.func @loss(%x: tensor<bf16>) -> tensor<bf16> {
+  // expected-error @+1 {{the loss of train step @train must be f32, got bf16; cast it with `mixprec.cast %loss : tensor<bf16> to tensor<f32>` and return tensor<f32>}}
+  return %x : tensor<bf16>
+}
+
+// expected-note @+1 {{the train step}}
+mixprec.train_step @train forward @loss optimizer #mixprec.adamw<>
+
+// -----
+
+// A declared forward function: the error is at the declaration.
+// expected-error @+1 {{the loss of train step @train must be f32, got f16}}
+func.func private @loss(%x: tensor<4xf16>) -> tensor<f16>
+
+// expected-note @+1 {{the train step}}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
 func.func @loss(%x: tensor<?x4xf32>, %y: tensor<f32>) -> tensor<f32> {
   return %y : tensor<f32>
 }

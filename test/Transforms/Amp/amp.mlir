@@ -46,13 +46,13 @@
 // F16-NEXT:    [[KC:%.+]] = mixprec.select [[OK]], [[NEXT]], {{%[^ ]+}} : tensor<i64>
 // F16-NEXT:    mixprec.assign @train.step_count, [[KC]] : tensor<i64>
 // F16-NEXT:    [[W:%.+]] = mixprec.read @fc1_weight : tensor<128x64xf32>
-// F16-NEXT:    [[M:%.+]] = mixprec.read @fc1_weight.momentum_buffer : tensor<128x64xf32>
+// F16-NEXT:    [[M:%.+]] = mixprec.read @train.fc1_weight.momentum_buffer : tensor<128x64xf32>
 // F16-NEXT:    [[NW:%[^,]+]], [[NM:%.+]] = mixprec.sgd_update [[W]], [[UW1]], [[LR]], [[M]] {momentum = 9.000000e-01 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
 // F16-NEXT:    [[KW:%.+]] = mixprec.select [[OK]], [[NW]], [[W]] : tensor<128x64xf32>
 // F16-NEXT:    mixprec.assign @fc1_weight, [[KW]] : tensor<128x64xf32>
-// F16-NEXT:    [[OLDM:%.+]] = mixprec.read @fc1_weight.momentum_buffer : tensor<128x64xf32>
+// F16-NEXT:    [[OLDM:%.+]] = mixprec.read @train.fc1_weight.momentum_buffer : tensor<128x64xf32>
 // F16-NEXT:    [[KM:%.+]] = mixprec.select [[OK]], [[NM]], [[OLDM]] : tensor<128x64xf32>
-// F16-NEXT:    mixprec.assign @fc1_weight.momentum_buffer, [[KM]] : tensor<128x64xf32>
+// F16-NEXT:    mixprec.assign @train.fc1_weight.momentum_buffer, [[KM]] : tensor<128x64xf32>
 // F16:         mixprec.assign @fc2_bias, {{%[^ ]+}} : tensor<10xf32>
 // F16:         [[S2:%[^,]+]], [[T2:%[^,]+]], [[H2:%[^ ]+]] = mixprec.loss_scale_update [[S]], [[T]], [[H]], [[OK]]{{$}}
 // F16-NEXT:    mixprec.assign @train.loss_scale, [[S2]] : tensor<f32>
@@ -81,7 +81,7 @@
 // BF16-NEXT:    mixprec.assign @train.step_count, [[NEXT]] : tensor<i64>
 // BF16:         [[NW:%[^,]+]], [[NM:%.+]] = mixprec.sgd_update {{.*}} -> (tensor<128x64xf32>, tensor<128x64xf32>)
 // BF16-NEXT:    mixprec.assign @fc1_weight, [[NW]] : tensor<128x64xf32>
-// BF16-NEXT:    mixprec.assign @fc1_weight.momentum_buffer, [[NM]] : tensor<128x64xf32>
+// BF16-NEXT:    mixprec.assign @train.fc1_weight.momentum_buffer, [[NM]] : tensor<128x64xf32>
 // BF16:         return
 
 // bf16 with loss-scaling=dynamic asked for.

@@ -22,25 +22,25 @@ mixprec.train_step @step forward @loss optimizer #mixprec.adamw<beta2 = 0.5>
 // CHECK-NEXT:    [[NEXT:%.+]] = mixprec.increment [[COUNT]] : tensor<i64>
 // CHECK-NEXT:    mixprec.assign @step.step_count, [[NEXT]] : tensor<i64>
 // CHECK-NEXT:    [[W:%.+]] = mixprec.read @w : tensor<4x3xf32>
-// CHECK-NEXT:    [[M:%.+]] = mixprec.read @w.exp_avg : tensor<4x3xf32>
-// CHECK-NEXT:    [[V:%.+]] = mixprec.read @w.exp_avg_sq : tensor<4x3xf32>
+// CHECK-NEXT:    [[M:%.+]] = mixprec.read @step.w.exp_avg : tensor<4x3xf32>
+// CHECK-NEXT:    [[V:%.+]] = mixprec.read @step.w.exp_avg_sq : tensor<4x3xf32>
 // CHECK-NEXT:    [[W2:%[^,]+]], [[M2:%[^,]+]], [[V2:%[^ ]+]] = mixprec.adam_update [[W]], %{{[^,]+}}, [[M]], [[V]], [[LR]], [[NEXT]] {beta2 = 5.000000e-01 : f64, decoupled = true, weight_decay = 1.000000e-02 : f64}
 // CHECK-NEXT:    mixprec.assign @w, [[W2]]
-// CHECK-NEXT:    mixprec.assign @w.exp_avg, [[M2]]
-// CHECK-NEXT:    mixprec.assign @w.exp_avg_sq, [[V2]]
+// CHECK-NEXT:    mixprec.assign @step.w.exp_avg, [[M2]]
+// CHECK-NEXT:    mixprec.assign @step.w.exp_avg_sq, [[V2]]
 // CHECK:         mixprec.adam_update {{.*}}, [[LR]], [[NEXT]] {beta2 = 5.000000e-01 : f64, decoupled = true} : tensor<4xf32>
 // CHECK:         return
 // CHECK-DAG:   mixprec.buffer @step.step_count : tensor<i64> = #mixprec.zeros
-// CHECK-DAG:   mixprec.buffer @w.exp_avg : tensor<4x3xf32> = #mixprec.zeros
-// CHECK-DAG:   mixprec.buffer @w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros
-// CHECK-DAG:   mixprec.buffer @b.exp_avg : tensor<4xf32> = #mixprec.zeros
-// CHECK-DAG:   mixprec.buffer @b.exp_avg_sq : tensor<4xf32> = #mixprec.zeros
+// CHECK-DAG:   mixprec.buffer @step.w.exp_avg : tensor<4x3xf32> = #mixprec.zeros
+// CHECK-DAG:   mixprec.buffer @step.w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros
+// CHECK-DAG:   mixprec.buffer @step.b.exp_avg : tensor<4xf32> = #mixprec.zeros
+// CHECK-DAG:   mixprec.buffer @step.b.exp_avg_sq : tensor<4xf32> = #mixprec.zeros
 
 // After expose-state the step is functional: state in, loss and state out,
 // in declaration order (parameters, then the buffers autodiff declared).
 // STATE-LABEL: func.func @step(
-// STATE-SAME:    tensor<4x3xf32> {mixprec.abi_name = "w"}, %{{[^:]+}}: tensor<4xf32> {mixprec.abi_name = "b"}, %{{[^:]+}}: tensor<i64> {mixprec.abi_name = "step.step_count"}, %{{[^:]+}}: tensor<4x3xf32> {mixprec.abi_name = "w.exp_avg"}, %{{[^:]+}}: tensor<4x3xf32> {mixprec.abi_name = "w.exp_avg_sq"}, %{{[^:]+}}: tensor<4xf32> {mixprec.abi_name = "b.exp_avg"}, %{{[^:]+}}: tensor<4xf32> {mixprec.abi_name = "b.exp_avg_sq"}, %{{[^:]+}}: tensor<2x3xf32> {mixprec.abi_name = "arg0"}, %{{[^:]+}}: tensor<f32> {mixprec.abi_name = "arg1"})
-// STATE-SAME:    -> (tensor<f32>, tensor<4x3xf32> {mixprec.abi_name = "w"}, tensor<4xf32> {mixprec.abi_name = "b"}, tensor<i64> {mixprec.abi_name = "step.step_count"}, tensor<4x3xf32> {mixprec.abi_name = "w.exp_avg"}, tensor<4x3xf32> {mixprec.abi_name = "w.exp_avg_sq"}, tensor<4xf32> {mixprec.abi_name = "b.exp_avg"}, tensor<4xf32> {mixprec.abi_name = "b.exp_avg_sq"})
+// STATE-SAME:    tensor<4x3xf32> {mixprec.abi_name = "w"}, %{{[^:]+}}: tensor<4xf32> {mixprec.abi_name = "b"}, %{{[^:]+}}: tensor<i64> {mixprec.abi_name = "step.step_count"}, %{{[^:]+}}: tensor<4x3xf32> {mixprec.abi_name = "step.w.exp_avg"}, %{{[^:]+}}: tensor<4x3xf32> {mixprec.abi_name = "step.w.exp_avg_sq"}, %{{[^:]+}}: tensor<4xf32> {mixprec.abi_name = "step.b.exp_avg"}, %{{[^:]+}}: tensor<4xf32> {mixprec.abi_name = "step.b.exp_avg_sq"}, %{{[^:]+}}: tensor<2x3xf32> {mixprec.abi_name = "arg0"}, %{{[^:]+}}: tensor<f32> {mixprec.abi_name = "arg1"})
+// STATE-SAME:    -> (tensor<f32>, tensor<4x3xf32> {mixprec.abi_name = "w"}, tensor<4xf32> {mixprec.abi_name = "b"}, tensor<i64> {mixprec.abi_name = "step.step_count"}, tensor<4x3xf32> {mixprec.abi_name = "step.w.exp_avg"}, tensor<4x3xf32> {mixprec.abi_name = "step.w.exp_avg_sq"}, tensor<4xf32> {mixprec.abi_name = "step.b.exp_avg"}, tensor<4xf32> {mixprec.abi_name = "step.b.exp_avg_sq"})
 // STATE-NOT:   mixprec.read
 // STATE-NOT:   mixprec.assign
 

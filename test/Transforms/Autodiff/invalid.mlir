@@ -48,11 +48,34 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<> {accumulation_s
 // -----
 
 mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
-mixprec.buffer @w.momentum_buffer : tensor<4xf32> = #mixprec.zeros
+mixprec.buffer @train.w.momentum_buffer : tensor<4xf32> = #mixprec.zeros
 func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
   %w = mixprec.read @w : tensor<4xf32>
   %l = mixprec.reduce_sum %w {dims = array<i64: 0>} : tensor<4xf32>
   return %l : tensor<f32>
 }
-// expected-error @+1 {{mixprec-autodiff: '@w.momentum_buffer' exists already}}
+// expected-error @+1 {{mixprec-autodiff: '@train.w.momentum_buffer' exists already}}
 mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
+
+// -----
+
+// A train step needs a parameter to update (PyTorch's optimizers refuse an
+// empty parameter list too).
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %l = mixprec.reduce_sum %x {dims = array<i64: 0>} : tensor<4xf32>
+  return %l : tensor<f32>
+}
+// expected-error @+1 {{mixprec-autodiff: train step @train has no trainable parameter to update: the module declares no mixprec.parameter}}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// Parameters exist, but the loss reads none of them.
+mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  // expected-note @+1 {{the loss}}
+  %l = mixprec.reduce_sum %x {dims = array<i64: 0>} : tensor<4xf32>
+  return %l : tensor<f32>
+}
+// expected-error @+1 {{mixprec-autodiff: train step @train has no trainable parameter to update: its loss depends on no mixprec.parameter}}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>

@@ -36,7 +36,7 @@
 // RUN: not mixprec-opt %s -split-input-file --mixprec-autodiff --mixprec-loss-scaling --mixprec-loss-scaling 2>&1 | FileCheck %s --check-prefix=TWICE
 
 // An optimizer step without a loss seed: not autodiff's output.
-// expected-error @+2 {{mixprec-loss-scaling: @train has no loss seed or no optimizer update; run --mixprec-autodiff first}}
+// expected-error @+2 {{mixprec-loss-scaling: @train has no loss seed (a mixprec.constant marked mixprec.loss_seed); run --mixprec-autodiff first}}
 mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
 func.func @train(%g: tensor<4xf32>, %lr: tensor<f32>) -> tensor<f32> attributes {mixprec.optimizer_step} {
   %w = mixprec.read @w : tensor<4xf32>
@@ -44,14 +44,14 @@ func.func @train(%g: tensor<4xf32>, %lr: tensor<f32>) -> tensor<f32> attributes 
   mixprec.assign @w, %new : tensor<4xf32>
   return %lr : tensor<f32>
 }
-// STATIC: invalid.mlir:[[@LINE-6]]:1: error: mixprec-loss-scaling: @train has no loss seed or no optimizer update; run --mixprec-autodiff first
-// TWICE:  invalid.mlir:[[@LINE-7]]:1: error: mixprec-loss-scaling: @train has no loss seed or no optimizer update; run --mixprec-autodiff first
+// STATIC: invalid.mlir:[[@LINE-6]]:1: error: mixprec-loss-scaling: @train has no loss seed (a mixprec.constant marked mixprec.loss_seed); run --mixprec-autodiff first
+// TWICE:  invalid.mlir:[[@LINE-7]]:1: error: mixprec-loss-scaling: @train has no loss seed (a mixprec.constant marked mixprec.loss_seed); run --mixprec-autodiff first
 
 // -----
 
-// A seed but no optimizer update.
+// A seed but no optimizer update: the step has no parameter to update.
 mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
-// expected-error @+1 {{mixprec-loss-scaling: @train has no loss seed or no optimizer update; run --mixprec-autodiff first}}
+// expected-error @+1 {{mixprec-loss-scaling: @train has no trainable parameter to update: it has no mixprec.sgd_update or mixprec.adam_update}}
 func.func @train(%x: tensor<4xf32>) -> tensor<f32> attributes {mixprec.optimizer_step} {
   %seed = mixprec.constant {mixprec.loss_seed} dense<1.0> : tensor<f32>
   return %seed : tensor<f32>

@@ -55,23 +55,23 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 // CHECK-NEXT:    [[KEPTC:%.+]] = mixprec.select [[OK]], [[NEXT]], [[OLDC]] : tensor<i64>
 // CHECK-NEXT:    mixprec.assign @train.step_count, [[KEPTC]] : tensor<i64>
 // CHECK-NEXT:    [[W:%.+]] = mixprec.read @w : tensor<4x3xf32>
-// CHECK-NEXT:    [[MW:%.+]] = mixprec.read @w.momentum_buffer : tensor<4x3xf32>
+// CHECK-NEXT:    [[MW:%.+]] = mixprec.read @train.w.momentum_buffer : tensor<4x3xf32>
 // CHECK-NEXT:    [[NW:%[^,]+]], [[NMW:%.+]] = mixprec.sgd_update [[W]], [[UW]], [[LR]], [[MW]] {momentum = 9.000000e-01 : f64} : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
 // CHECK-NEXT:    [[OLDW:%.+]] = mixprec.read @w : tensor<4x3xf32>
 // CHECK-NEXT:    [[KW:%.+]] = mixprec.select [[OK]], [[NW]], [[OLDW]] : tensor<4x3xf32>
 // CHECK-NEXT:    mixprec.assign @w, [[KW]] : tensor<4x3xf32>
-// CHECK-NEXT:    [[OLDMW:%.+]] = mixprec.read @w.momentum_buffer : tensor<4x3xf32>
+// CHECK-NEXT:    [[OLDMW:%.+]] = mixprec.read @train.w.momentum_buffer : tensor<4x3xf32>
 // CHECK-NEXT:    [[KMW:%.+]] = mixprec.select [[OK]], [[NMW]], [[OLDMW]] : tensor<4x3xf32>
-// CHECK-NEXT:    mixprec.assign @w.momentum_buffer, [[KMW]] : tensor<4x3xf32>
+// CHECK-NEXT:    mixprec.assign @train.w.momentum_buffer, [[KMW]] : tensor<4x3xf32>
 // CHECK-NEXT:    [[B:%.+]] = mixprec.read @b : tensor<4xf32>
-// CHECK-NEXT:    [[MB:%.+]] = mixprec.read @b.momentum_buffer : tensor<4xf32>
+// CHECK-NEXT:    [[MB:%.+]] = mixprec.read @train.b.momentum_buffer : tensor<4xf32>
 // CHECK-NEXT:    [[NB:%[^,]+]], [[NMB:%.+]] = mixprec.sgd_update [[B]], [[UB]], [[LR]], [[MB]] {momentum = 9.000000e-01 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
 // CHECK-NEXT:    [[OLDB:%.+]] = mixprec.read @b : tensor<4xf32>
 // CHECK-NEXT:    [[KB:%.+]] = mixprec.select [[OK]], [[NB]], [[OLDB]] : tensor<4xf32>
 // CHECK-NEXT:    mixprec.assign @b, [[KB]] : tensor<4xf32>
-// CHECK-NEXT:    [[OLDMB:%.+]] = mixprec.read @b.momentum_buffer : tensor<4xf32>
+// CHECK-NEXT:    [[OLDMB:%.+]] = mixprec.read @train.b.momentum_buffer : tensor<4xf32>
 // CHECK-NEXT:    [[KMB:%.+]] = mixprec.select [[OK]], [[NMB]], [[OLDMB]] : tensor<4xf32>
-// CHECK-NEXT:    mixprec.assign @b.momentum_buffer, [[KMB]] : tensor<4xf32>
+// CHECK-NEXT:    mixprec.assign @train.b.momentum_buffer, [[KMB]] : tensor<4xf32>
 // The defaults (growth 2, backoff 0.5, interval 2000, hysteresis 1, min 1,
 // max 2^24) are the op's defaults, so no attribute is printed.
 // CHECK-NEXT:    [[S2:%[^,]+]], [[T2:%[^,]+]], [[H2:%[^ ]+]] = mixprec.loss_scale_update [[S]], [[T]], [[H]], [[OK]]{{$}}
@@ -93,8 +93,8 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 // scale 2^16, the tracker 0, the hysteresis counter at `hysteresis`; no
 // step skipped yet, every gradient finite.
 // CHECK-NEXT:  mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @b.momentum_buffer : tensor<4xf32> = #mixprec.zeros
+// CHECK-NEXT:  mixprec.buffer @train.w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros
+// CHECK-NEXT:  mixprec.buffer @train.b.momentum_buffer : tensor<4xf32> = #mixprec.zeros
 // CHECK-NEXT:  mixprec.buffer @train.loss_scale : tensor<f32> = #mixprec.constant<6.553600e+04>
 // CHECK-NEXT:  mixprec.buffer @train.loss_scale_tracker : tensor<i32> = #mixprec.zeros
 // CHECK-NEXT:  mixprec.buffer @train.loss_scale_hysteresis : tensor<i32> = #mixprec.constant<1.000000e+00>
@@ -134,8 +134,8 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 // STATIC-NEXT:    return
 // STATIC-NEXT:  }
 // STATIC-NEXT:  mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros
-// STATIC-NEXT:  mixprec.buffer @w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros
-// STATIC-NEXT:  mixprec.buffer @b.momentum_buffer : tensor<4xf32> = #mixprec.zeros
+// STATIC-NEXT:  mixprec.buffer @train.w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros
+// STATIC-NEXT:  mixprec.buffer @train.b.momentum_buffer : tensor<4xf32> = #mixprec.zeros
 // STATIC-NEXT:  mixprec.buffer @train.skipped : tensor<i1> = #mixprec.zeros
 // STATIC-NEXT:  mixprec.buffer @train.skipped_steps : tensor<i64> = #mixprec.zeros
 // STATIC-NEXT:  mixprec.buffer @train.finite_gradients : tensor<2xi1> = #mixprec.ones
@@ -150,7 +150,7 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 // NONE-NEXT:    mixprec.assign @train.step_count, [[NEXT]] : tensor<i64>
 // NONE:         [[NW:%[^,]+]], [[NMW:%.+]] = mixprec.sgd_update
 // NONE-NEXT:    mixprec.assign @w, [[NW]] : tensor<4x3xf32>
-// NONE-NEXT:    mixprec.assign @w.momentum_buffer, [[NMW]] : tensor<4x3xf32>
+// NONE-NEXT:    mixprec.assign @train.w.momentum_buffer, [[NMW]] : tensor<4x3xf32>
 
 // max-grad-norm: after the finite check, PyTorch's clip_grad_norm_ on the
 // unscaled gradients: the global L2 norm (sum of the squares of every
@@ -226,18 +226,18 @@ mixprec.train_step @step forward @loss optimizer #mixprec.adamw<>
 // CHECK-NEXT:    [[KEPTC:%.+]] = mixprec.select [[OK]], [[NEXT]], [[OLDC]] : tensor<i64>
 // CHECK-NEXT:    mixprec.assign @step.step_count, [[KEPTC]] : tensor<i64>
 // CHECK-NEXT:    [[W:%.+]] = mixprec.read @w : tensor<4x3xf32>
-// CHECK-NEXT:    [[M:%.+]] = mixprec.read @w.exp_avg : tensor<4x3xf32>
-// CHECK-NEXT:    [[V:%.+]] = mixprec.read @w.exp_avg_sq : tensor<4x3xf32>
+// CHECK-NEXT:    [[M:%.+]] = mixprec.read @step.w.exp_avg : tensor<4x3xf32>
+// CHECK-NEXT:    [[V:%.+]] = mixprec.read @step.w.exp_avg_sq : tensor<4x3xf32>
 // CHECK-NEXT:    [[NW:%[^,]+]], [[NM:%[^,]+]], [[NV:%[^ ]+]] = mixprec.adam_update [[W]], [[U]], [[M]], [[V]], [[LR]], [[NEXT]] {decoupled = true, weight_decay = 1.000000e-02 : f64} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
 // CHECK-NEXT:    [[OLDW:%.+]] = mixprec.read @w : tensor<4x3xf32>
 // CHECK-NEXT:    [[KW:%.+]] = mixprec.select [[OK]], [[NW]], [[OLDW]] : tensor<4x3xf32>
 // CHECK-NEXT:    mixprec.assign @w, [[KW]] : tensor<4x3xf32>
-// CHECK-NEXT:    [[OLDM:%.+]] = mixprec.read @w.exp_avg : tensor<4x3xf32>
+// CHECK-NEXT:    [[OLDM:%.+]] = mixprec.read @step.w.exp_avg : tensor<4x3xf32>
 // CHECK-NEXT:    [[KM:%.+]] = mixprec.select [[OK]], [[NM]], [[OLDM]] : tensor<4x3xf32>
-// CHECK-NEXT:    mixprec.assign @w.exp_avg, [[KM]] : tensor<4x3xf32>
-// CHECK-NEXT:    [[OLDV:%.+]] = mixprec.read @w.exp_avg_sq : tensor<4x3xf32>
+// CHECK-NEXT:    mixprec.assign @step.w.exp_avg, [[KM]] : tensor<4x3xf32>
+// CHECK-NEXT:    [[OLDV:%.+]] = mixprec.read @step.w.exp_avg_sq : tensor<4x3xf32>
 // CHECK-NEXT:    [[KV:%.+]] = mixprec.select [[OK]], [[NV]], [[OLDV]] : tensor<4x3xf32>
-// CHECK-NEXT:    mixprec.assign @w.exp_avg_sq, [[KV]] : tensor<4x3xf32>
+// CHECK-NEXT:    mixprec.assign @step.w.exp_avg_sq, [[KV]] : tensor<4x3xf32>
 // CHECK-NEXT:    [[S2:%[^,]+]], [[T2:%[^,]+]], [[H2:%[^ ]+]] = mixprec.loss_scale_update [[S]], [[T]], [[H]], [[OK]]{{$}}
 // CHECK-NEXT:    mixprec.assign @step.loss_scale, [[S2]] : tensor<f32>
 // CHECK-NEXT:    mixprec.assign @step.loss_scale_tracker, [[T2]] : tensor<i32>
@@ -249,8 +249,8 @@ mixprec.train_step @step forward @loss optimizer #mixprec.adamw<>
 // CHECK-NEXT:    return
 // CHECK-NEXT:  }
 // CHECK-NEXT:  mixprec.buffer @step.step_count : tensor<i64> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @w.exp_avg : tensor<4x3xf32> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros
+// CHECK-NEXT:  mixprec.buffer @step.w.exp_avg : tensor<4x3xf32> = #mixprec.zeros
+// CHECK-NEXT:  mixprec.buffer @step.w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros
 // CHECK-NEXT:  mixprec.buffer @step.loss_scale : tensor<f32> = #mixprec.constant<6.553600e+04>
 // CHECK-NEXT:  mixprec.buffer @step.loss_scale_tracker : tensor<i32> = #mixprec.zeros
 // CHECK-NEXT:  mixprec.buffer @step.loss_scale_hysteresis : tensor<i32> = #mixprec.constant<1.000000e+00>
@@ -269,8 +269,8 @@ mixprec.train_step @step forward @loss optimizer #mixprec.adamw<>
 // NONE:         mixprec.assign @running
 // NONE:         [[NW:%[^,]+]], [[NM:%[^,]+]], [[NV:%[^ ]+]] = mixprec.adam_update
 // NONE-NEXT:    mixprec.assign @w, [[NW]]
-// NONE-NEXT:    mixprec.assign @w.exp_avg, [[NM]]
-// NONE-NEXT:    mixprec.assign @w.exp_avg_sq, [[NV]]
+// NONE-NEXT:    mixprec.assign @step.w.exp_avg, [[NM]]
+// NONE-NEXT:    mixprec.assign @step.w.exp_avg_sq, [[NV]]
 
 // -----
 

@@ -48,14 +48,14 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 // CHECK-NEXT:    [[DX16:%.+]] = mixprec.cast [[DX]] : tensor<2x4xf32> to tensor<2x4xf16>
 // CHECK-NEXT:    [[DW:%.+]] = mixprec.matmul [[DX16]], [[X16]] {transpose_lhs} : tensor<2x4xf16>, tensor<2x3xf16> -> tensor<4x3xf32>
 // CHECK:         [[W2:%.+]] = mixprec.read @w : tensor<4x3xf32>
-// CHECK-NEXT:    [[MW:%.+]] = mixprec.read @w.momentum_buffer : tensor<4x3xf32>
+// CHECK-NEXT:    [[MW:%.+]] = mixprec.read @train.w.momentum_buffer : tensor<4x3xf32>
 // CHECK-NEXT:    [[NW:%[^,]+]], [[NMW:%.+]] = mixprec.sgd_update [[W2]], [[DW]], [[LR]], [[MW]] {{.*}} : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
 // CHECK-NEXT:    mixprec.assign @w, [[NW]] : tensor<4x3xf32>
-// CHECK-NEXT:    mixprec.assign @w.momentum_buffer, [[NMW]] : tensor<4x3xf32>
+// CHECK-NEXT:    mixprec.assign @train.w.momentum_buffer, [[NMW]] : tensor<4x3xf32>
 // CHECK:         mixprec.sgd_update {{%[^,]+}}, [[DG]], {{.*}} -> (tensor<4xf32>, tensor<4xf32>)
 // CHECK:         mixprec.sgd_update {{%[^,]+}}, [[DBETA]], {{.*}} -> (tensor<4xf32>, tensor<4xf32>)
 // CHECK:         mixprec.sgd_update {{.*}} -> (tensor<4xf32>, tensor<4xf32>)
-// CHECK:         mixprec.buffer @w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros
+// CHECK:         mixprec.buffer @train.w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros
 
 // Pure 16-bit: the weight, whose every read is cast to f16, is stored in
 // f16: the read yields f16 directly (no cast), the FP32 gradient is cast to
@@ -87,18 +87,18 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 // NONE:         [[DW:%.+]] = mixprec.matmul {{.*}} {transpose_lhs} : tensor<2x4xf16>, tensor<2x3xf16> -> tensor<4x3xf32>
 // NONE-NEXT:    [[DW16:%.+]] = mixprec.cast [[DW]] : tensor<4x3xf32> to tensor<4x3xf16>
 // NONE:         [[W2:%.+]] = mixprec.read @w : tensor<4x3xf16>
-// NONE-NEXT:    [[MW:%.+]] = mixprec.read @w.momentum_buffer : tensor<4x3xf32>
+// NONE-NEXT:    [[MW:%.+]] = mixprec.read @train.w.momentum_buffer : tensor<4x3xf32>
 // NONE-NEXT:    [[NW:%[^,]+]], [[NMW:%.+]] = mixprec.sgd_update [[W2]], [[DW16]], [[LR]], [[MW]] {{.*}} : (tensor<4x3xf16>, tensor<4x3xf16>, tensor<f32>, tensor<4x3xf32>) -> (tensor<4x3xf16>, tensor<4x3xf32>)
 // NONE-NEXT:    mixprec.assign @w, [[NW]] : tensor<4x3xf16>
-// NONE-NEXT:    mixprec.assign @w.momentum_buffer, [[NMW]] : tensor<4x3xf32>
+// NONE-NEXT:    mixprec.assign @train.w.momentum_buffer, [[NMW]] : tensor<4x3xf32>
 // NONE-NEXT:    [[G2:%.+]] = mixprec.read @g : tensor<4xf32>
-// NONE-NEXT:    [[MG:%.+]] = mixprec.read @g.momentum_buffer : tensor<4xf32>
+// NONE-NEXT:    [[MG:%.+]] = mixprec.read @train.g.momentum_buffer : tensor<4xf32>
 // NONE-NEXT:    mixprec.sgd_update [[G2]], [[DG]], [[LR]], [[MG]] {{.*}} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
 // NONE:         mixprec.sgd_update {{%[^,]+}}, [[DBETA]], {{.*}} -> (tensor<4xf32>, tensor<4xf32>)
 // NONE:         [[B2:%.+]] = mixprec.read @b : tensor<4xf32>
-// NONE-NEXT:    mixprec.read @b.momentum_buffer : tensor<4xf32>
+// NONE-NEXT:    mixprec.read @train.b.momentum_buffer : tensor<4xf32>
 // NONE-NEXT:    mixprec.sgd_update [[B2]], {{.*}} -> (tensor<4xf32>, tensor<4xf32>)
-// NONE:         mixprec.buffer @w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros
+// NONE:         mixprec.buffer @train.w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros
 
 // -----
 
@@ -148,12 +148,12 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 // CHECK-NEXT:    [[DW:%.+]] = mixprec.matmul {{.*}} -> tensor<4x3xf32>
 // CHECK:         mixprec.sgd_update {{%[^,]+}}, [[DW]], {{.*}} -> (tensor<4x3xf32>, tensor<4x3xf32>)
 // CHECK:         [[H2:%.+]] = mixprec.read @h : tensor<4x4xf32>
-// CHECK-NEXT:    [[MH:%.+]] = mixprec.read @h.momentum_buffer : tensor<4x4xf32>
+// CHECK-NEXT:    [[MH:%.+]] = mixprec.read @train.h.momentum_buffer : tensor<4x4xf32>
 // CHECK-NEXT:    [[NH:%[^,]+]], [[NMH:%.+]] = mixprec.sgd_update [[H2]], [[DH32]], [[LR]], [[MH]] {{.*}} : (tensor<4x4xf32>, tensor<4x4xf32>, tensor<f32>, tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
 // CHECK-NEXT:    mixprec.assign @h, [[NH]] : tensor<4x4xf32>
-// CHECK-NEXT:    mixprec.assign @h.momentum_buffer, [[NMH]] : tensor<4x4xf32>
+// CHECK-NEXT:    mixprec.assign @train.h.momentum_buffer, [[NMH]] : tensor<4x4xf32>
 // CHECK:         mixprec.sgd_update {{.*}} -> (tensor<4xf32>, tensor<4xf32>)
-// CHECK:         mixprec.buffer @h.momentum_buffer : tensor<4x4xf32> = #mixprec.zeros
+// CHECK:         mixprec.buffer @train.h.momentum_buffer : tensor<4x4xf32> = #mixprec.zeros
 
 // Pure 16-bit: @w takes f16 storage like its working copy; @h, declared
 // f16 and read as f16, stays f16 with its f16 gradient; @b stays FP32.
@@ -192,19 +192,19 @@ mixprec.train_step @train forward @loss optimizer #mixprec.adamw<>
 // CHECK-LABEL: func.func @train(
 // CHECK:         [[DW:%.+]] = mixprec.matmul {{.*}} {transpose_lhs} : tensor<2x4xf16>, tensor<2x3xf16> -> tensor<4x3xf32>
 // CHECK:         mixprec.adam_update {{%[^,]+}}, [[DW]], {{.*}} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
-// CHECK:         mixprec.buffer @w.exp_avg : tensor<4x3xf32> = #mixprec.zeros
-// CHECK-NEXT:    mixprec.buffer @w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros
+// CHECK:         mixprec.buffer @train.w.exp_avg : tensor<4x3xf32> = #mixprec.zeros
+// CHECK-NEXT:    mixprec.buffer @train.w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros
 
 // NONE:         mixprec.parameter @w : tensor<4x3xf16>
 // NONE-LABEL: func.func @train(
 // NONE:         [[DW:%.+]] = mixprec.matmul {{.*}} {transpose_lhs} : tensor<2x4xf16>, tensor<2x3xf16> -> tensor<4x3xf32>
 // NONE-NEXT:    [[DW16:%.+]] = mixprec.cast [[DW]] : tensor<4x3xf32> to tensor<4x3xf16>
 // NONE:         [[W:%.+]] = mixprec.read @w : tensor<4x3xf16>
-// NONE-NEXT:    [[M:%.+]] = mixprec.read @w.exp_avg : tensor<4x3xf32>
-// NONE-NEXT:    [[V:%.+]] = mixprec.read @w.exp_avg_sq : tensor<4x3xf32>
+// NONE-NEXT:    [[M:%.+]] = mixprec.read @train.w.exp_avg : tensor<4x3xf32>
+// NONE-NEXT:    [[V:%.+]] = mixprec.read @train.w.exp_avg_sq : tensor<4x3xf32>
 // NONE-NEXT:    [[NW:%[^,]+]], [[NM:%[^,]+]], [[NV:%[^ ]+]] = mixprec.adam_update [[W]], [[DW16]], [[M]], [[V]], {{.*}} : tensor<4x3xf16>, tensor<4x3xf16>, tensor<4x3xf32>
 // NONE-NEXT:    mixprec.assign @w, [[NW]] : tensor<4x3xf16>
-// NONE-NEXT:    mixprec.assign @w.exp_avg, [[NM]] : tensor<4x3xf32>
-// NONE-NEXT:    mixprec.assign @w.exp_avg_sq, [[NV]] : tensor<4x3xf32>
-// NONE:         mixprec.buffer @w.exp_avg : tensor<4x3xf32> = #mixprec.zeros
-// NONE-NEXT:    mixprec.buffer @w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros
+// NONE-NEXT:    mixprec.assign @train.w.exp_avg, [[NM]] : tensor<4x3xf32>
+// NONE-NEXT:    mixprec.assign @train.w.exp_avg_sq, [[NV]] : tensor<4x3xf32>
+// NONE:         mixprec.buffer @train.w.exp_avg : tensor<4x3xf32> = #mixprec.zeros
+// NONE-NEXT:    mixprec.buffer @train.w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros

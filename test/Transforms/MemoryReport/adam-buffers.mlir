@@ -7,7 +7,7 @@
 // hand on the step after --mixprec-autodiff:
 //   parameters: w 2x3 f32 = 24 (1); working copies: none
 //   gradients: dL/dw 2x3 f32 = 24 (1)
-//   optimizer state: w.exp_avg 24 + w.exp_avg_sq 24 + step.step_count
+//   optimizer state: step.w.exp_avg 24 + step.w.exp_avg_sq 24 + step.step_count
 //     i64 8 = 56 (3)
 //   buffers: stats.seen 3 f32 = 12 (1); persistent 24 + 56 + 12 = 92
 //   saved activations: the logits 4x2 f32 = 32 (1). The column sums and

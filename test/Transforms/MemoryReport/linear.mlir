@@ -10,7 +10,7 @@
 //   parameters: w 2x3 f32 24 + b 2 f32 8 = 32 (2)
 //   working copies: none
 //   gradients: dL/dw 2x3 f32 24 + dL/db 2 f32 8 = 32 (2)
-//   optimizer state: w.momentum_buffer 24 + b.momentum_buffer 8 +
+//   optimizer state: train.w.momentum_buffer 24 + train.b.momentum_buffer 8 +
 //     train.step_count i64 8 = 40 (3); buffers: none; persistent 72
 //   saved activations: the logits y 4x2 f32 = 32, used by the loss's
 //     gradient (x is an argument, w and b are state reads)

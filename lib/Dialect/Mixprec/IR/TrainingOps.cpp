@@ -36,6 +36,17 @@ static LogicalResult verifySingleAssignPerBuffer(TrainStepOp step,
   return failure(result.wasInterrupted());
 }
 
+/// Where `forward` computes its loss: the op that defines the returned value,
+/// else the return itself (or the function, when it has no body).
+static Location lossLocation(func::FuncOp forward) {
+  if (forward.isExternal())
+    return forward.getLoc();
+  Operation *ret = forward.getBody().front().getTerminator();
+  if (Operation *definition = ret->getOperand(0).getDefiningOp())
+    return definition->getLoc();
+  return ret->getLoc();
+}
+
 LogicalResult
 TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   Operation *symbol =
@@ -54,6 +65,20 @@ TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return emitOpError("forward function must return one 0-d float loss, "
                        "returns ")
            << type.getResults();
+  // Loss scaling multiplies the loss by up to 2^24 (past the f16 range) and
+  // the trainer reports it as f32.
+  if (!loss.getElementType().isF32()) {
+    std::string lossType, elementType;
+    llvm::raw_string_ostream(lossType) << loss;
+    llvm::raw_string_ostream(elementType) << loss.getElementType();
+    InFlightDiagnostic diag =
+        mlir::emitError(lossLocation(forward))
+        << "the loss of train step @" << getSymName() << " must be f32, got "
+        << elementType << "; cast it with `mixprec.cast %loss : " << lossType
+        << " to tensor<f32>` and return tensor<f32>";
+    diag.attachNote(getLoc()) << "the train step";
+    return diag;
+  }
   for (auto [index, input] : llvm::enumerate(type.getInputs())) {
     auto tensor = dyn_cast<RankedTensorType>(input);
     if (!tensor || !tensor.hasStaticShape())
