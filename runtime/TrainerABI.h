@@ -37,21 +37,36 @@ struct TrainerABI {
   /// Null in libraries older than the CUDA backend.
   mixprec_status (*deviceMemory)(int64_t *, int64_t *);
 
+  /// Whether the trainer supplies `input` itself: a parameter, a buffer or
+  /// the RNG state.
+  bool isState(const mixprec_tensor_spec &input) const {
+    bool state = std::strcmp(input.name, "rng_state") == 0;
+    for (int32_t j = 0; j < numStates() && !state; ++j)
+      state = std::strcmp(input.name, stateAt(j)->name) == 0;
+    return state;
+  }
+
   /// The inputs of the train step `step` a caller passes, in order: all but
   /// the state, the RNG state and the learning rate (the last input), which
   /// the trainer supplies itself.
   std::vector<const mixprec_tensor_spec *>
   batchInputs(const mixprec_function &step) const {
     std::vector<const mixprec_tensor_spec *> batch;
-    for (int32_t i = 0; i + 1 < step.num_inputs; ++i) {
-      const char *name = step.inputs[i].name;
-      bool isState = std::strcmp(name, "rng_state") == 0;
-      for (int32_t j = 0; j < numStates() && !isState; ++j)
-        isState = std::strcmp(name, stateAt(j)->name) == 0;
-      if (!isState)
+    for (int32_t i = 0; i + 1 < step.num_inputs; ++i)
+      if (!isState(step.inputs[i]))
         batch.push_back(&step.inputs[i]);
-    }
     return batch;
+  }
+
+  /// The inputs of `function` a caller of `evaluate` passes: all but the
+  /// state and the RNG state.
+  std::vector<const mixprec_tensor_spec *>
+  evaluateInputs(const mixprec_function &function) const {
+    std::vector<const mixprec_tensor_spec *> inputs;
+    for (int32_t i = 0; i < function.num_inputs; ++i)
+      if (!isState(function.inputs[i]))
+        inputs.push_back(&function.inputs[i]);
+    return inputs;
   }
 
   /// Looks every entry point up; false if one is missing.

@@ -537,6 +537,35 @@ TEST(ModelRuntimeTrainerErrors, StateAndBatchErrorsShowBothTypes) {
   mixprec_trainer_destroy(trainer);
 }
 
+TEST(ModelRuntimeTrainerErrors, LearningRateMustBeFiniteAndNotNegative) {
+  mixprec_trainer *trainer = nullptr;
+  ASSERT_EQ(mixprec_trainer_create("train", 7, &trainer), MIXPREC_OK)
+      << mixprec_last_error();
+  float x[2] = {1.0f, 2.0f};
+  mixprec_tensor batch[] = {{x, MIXPREC_F32, 1, kVector2Shape}};
+  struct Case {
+    float lr;
+    const char *shown;
+  };
+  for (Case bad : {Case{-0.5f, "-0.5"}, Case{NAN, "nan"}, Case{INFINITY, "inf"},
+                   Case{-INFINITY, "-inf"}}) {
+    float loss = -1.0f;
+    EXPECT_EQ(mixprec_trainer_step(trainer, batch, 1, bad.lr, &loss),
+              MIXPREC_INVALID_ARGUMENT);
+    EXPECT_EQ(std::string(mixprec_last_error()),
+              std::string("train: the learning rate must be finite and >= 0, "
+                          "got ") +
+                  bad.shown);
+    EXPECT_EQ(loss, -1.0f);
+  }
+  EXPECT_EQ(mixprec_trainer_step_count(trainer), 0);
+  float loss = 0.0f;
+  EXPECT_EQ(mixprec_trainer_step(trainer, batch, 1, 0.0f, &loss), MIXPREC_OK)
+      << mixprec_last_error();
+  EXPECT_EQ(mixprec_trainer_step_count(trainer), 1);
+  mixprec_trainer_destroy(trainer);
+}
+
 TEST(ModelRuntimeTrainerErrors, HugeRanksAreShownCut) {
   mixprec_trainer *trainer = nullptr;
   ASSERT_EQ(mixprec_trainer_create("train", 7, &trainer), MIXPREC_OK)

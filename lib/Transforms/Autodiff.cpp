@@ -829,6 +829,8 @@ static FailureOr<func::FuncOp> cloneAccumulated(OpBuilder &b, TrainStepOp step,
   auto function = func::FuncOp::create(
       b, gradients.getLoc(), gradients.getSymName(),
       b.getFunctionType(stackedTypes, gradients.getResultTypes()));
+  // The stacked inputs keep the forward's names in the model ABI.
+  function.setArgAttrsAttr(gradients.getArgAttrsAttr());
   Block *body = function.addEntryBlock();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(body);

@@ -1,6 +1,7 @@
 """Compiling models with mixprec-compile."""
 import os
 import pathlib
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -29,8 +30,18 @@ def tool_path(name):
     return found
 
 
+def _option_list(options):
+    """mixprec-compile's options from a list or from one string, split as a
+    shell would: "--autocast=f16 --autodiff"."""
+    if isinstance(options, (str, bytes)):
+        return shlex.split(os.fsdecode(options))
+    return [os.fspath(option) for option in options]
+
+
 def compile_file(path, output=None, options=()):
-    """Compiles a model file to a shared library and loads it."""
+    """Compiles a model file to a shared library and loads it. `options`
+    are mixprec-compile's, as a list or as one string."""
+    options = _option_list(options)
     if output is None:
         directory = tempfile.mkdtemp(prefix="mixprec-")
         output = os.path.join(directory, "libmodel.so")
@@ -43,7 +54,9 @@ def compile_file(path, output=None, options=()):
 
 
 def compile_source(text, output=None, options=()):
-    """Compiles MLIR text to a shared library and loads it."""
+    """Compiles MLIR text to a shared library and loads it; `options` as
+    for compile_file."""
+    options = _option_list(options)
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(text)
     try:

@@ -24,3 +24,22 @@ def bf16_to_float(bits):
     """The float32 values of bf16 bits."""
     widened = np.ascontiguousarray(bits, dtype=np.uint16).astype(np.uint32)
     return (widened << 16).view(np.float32)
+
+
+def numpy_name(dtype):
+    """A numpy dtype in the ABI's spelling where it has one ("f32", "bf16"
+    is not told from "u16") and numpy's otherwise: "f64", "i8", "u16",
+    "c64", "bool", "<U3"."""
+    dtype = np.dtype(dtype)
+    for code, numpy_type in NUMPY.items():
+        if dtype == numpy_type and code != BF16:
+            return NAMES[code]
+    kinds = {"f": "f", "i": "i", "u": "u", "c": "c"}
+    if dtype.kind in kinds:
+        return "%s%d" % (kinds[dtype.kind], dtype.itemsize * 8)
+    return dtype.str
+
+
+def type_text(dtype_name, shape):
+    """"f32[64, 784]": how data errors show a tensor's type."""
+    return "%s[%s]" % (dtype_name, ", ".join(str(d) for d in shape))

@@ -1,10 +1,12 @@
 """Loading a compiled model and calling it through the C ABI."""
 import ctypes
+import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, elf
 
 ABI_VERSION = 2
 
@@ -14,6 +16,7 @@ class ModelError(RuntimeError):
     its mixprec_status (DEVICE_ERROR for a GPU's fault, ...)."""
 
     INVALID_ARGUMENT = 1  # also a label or token id out of range
+    NOT_FOUND = 2  # no function of that name
     DEVICE_ERROR = 5
 
     def __init__(self, message, status=None):
@@ -71,10 +74,30 @@ class Model:
     """A compiled model library."""
 
     def __init__(self, path):
-        self.path = str(path)
-        # RTLD_LOCAL: every model exports the same ABI symbols.
-        self._lib = ctypes.CDLL(self.path, mode=ctypes.RTLD_LOCAL)
+        given = os.fspath(path)
+        # Absolute: dlopen reads a name without a slash as a library to
+        # look for on the search path, not as a file in this directory.
+        self.path = os.path.abspath(given)
+        # dlopen faults (SIGBUS) on a file whose segments reach past its
+        # end: the file is checked first.
+        problem = elf.problem(self.path)
+        if problem is not None:
+            raise ModelError("%s: %s" % (given, problem),
+                             ModelError.INVALID_ARGUMENT)
+        try:
+            # RTLD_LOCAL: every model exports the same ABI symbols.
+            self._lib = ctypes.CDLL(self.path, mode=ctypes.RTLD_LOCAL)
+        except OSError as error:
+            raise ModelError(str(error), ModelError.INVALID_ARGUMENT) from None
         lib = self._lib
+        for symbol in ("mixprec_abi_version", "mixprec_num_functions",
+                       "mixprec_function_at", "mixprec_call",
+                       "mixprec_last_error", "mixprec_num_states",
+                       "mixprec_state_at"):
+            if not hasattr(lib, symbol):
+                raise ModelError("%s: not a mixprec model: missing symbol %s"
+                                 % (given, symbol),
+                                 ModelError.INVALID_ARGUMENT)
         lib.mixprec_abi_version.restype = ctypes.c_int32
         lib.mixprec_num_functions.restype = ctypes.c_int32
         lib.mixprec_function_at.restype = ctypes.POINTER(_Function)
@@ -104,6 +127,16 @@ class Model:
         if status != 0:
             raise ModelError(self._lib.mixprec_last_error().decode(), status)
 
+    def function(self, name):
+        """The function `name`; a ModelError listing the model's functions
+        when there is none."""
+        function = self.functions.get(name)
+        if function is None:
+            raise ModelError("no function named '%s'; the model has %s" % (
+                name, ", ".join(sorted(self.functions)) or "none"),
+                ModelError.NOT_FOUND)
+        return function
+
     def device_memory(self):
         """(current, peak): the bytes of device memory a CUDA model holds
         now and the most it held since it was loaded. Raises ModelError for
@@ -126,31 +159,59 @@ class Model:
         Inputs are passed as they are (no conversion): a wrong dtype or
         shape is reported by the library, naming the argument. Outputs are
         allocated here unless given."""
-        function = self.functions.get(name)
-        if outputs is None and function is not None:
+        function = self.function(name)
+        if outputs is None:
             outputs = [np.empty(spec.shape, spec.numpy_dtype)
                        for spec in function.outputs]
         # Not np.ascontiguousarray: it makes 0-d arrays 1-d.
         inputs = [np.asarray(a, order="C") for a in inputs]
-        outputs = list(outputs or [])
+        outputs = list(outputs)
         keep_alive = []
         self._check(self._lib.mixprec_call(
-            name.encode(), _tensors(inputs, keep_alive), len(inputs),
-            _tensors(outputs, keep_alive), len(outputs)))
+            name.encode(),
+            _tensors(inputs, keep_alive, _labels(name, "input",
+                                                 function.inputs)),
+            len(inputs),
+            _tensors(outputs, keep_alive, _labels(name, "output",
+                                                  function.outputs)),
+            len(outputs)))
         return outputs
 
 
-def _tensors(arrays, keep_alive):
+def _labels(function, role, specs, indices=None):
+    """(what, spec) for each array a caller passes for `specs`, as the
+    library names them: "loss: input 5 ('labels')"; `indices` are the
+    specs' positions in the function's signature when they are a subset."""
+    indices = range(len(specs)) if indices is None else indices
+    return [("%s: %s %d ('%s')" % (function, role, index, spec.name), spec)
+            for index, spec in zip(indices, specs)]
+
+
+def _tensors(arrays, keep_alive, labels=()):
     """A C array of mixprec_tensor over `arrays`; the shapes it points at
-    are appended to `keep_alive`."""
+    are appended to `keep_alive`. `labels` are (what, spec) of the arrays
+    the model expects: one whose dtype the ABI lacks (f64, i8, ...) is
+    reported here as the library reports a wrong type."""
     result = (_Tensor * max(len(arrays), 1))()
     for i, array in enumerate(arrays):
+        code = _dtype_of(array)
+        if code < 0:
+            got = dtypes.type_text(dtypes.numpy_name(array.dtype),
+                                   array.shape)
+            if i < len(labels):
+                what, spec = labels[i]
+                raise ModelError("%s must be %s, got %s" % (
+                    what, dtypes.type_text(dtypes.NAMES[spec.dtype],
+                                           spec.shape), got),
+                    ModelError.INVALID_ARGUMENT)
+            raise ModelError("array %d is %s; the model ABI has f32, f16, "
+                             "bf16 (as uint16), i32, i64 and bool" % (i, got),
+                             ModelError.INVALID_ARGUMENT)
         if not array.flags.c_contiguous:
             raise ModelError("array %d is not contiguous" % i)
         shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
         keep_alive.append(shape)
-        result[i] = _Tensor(array.ctypes.data, _dtype_of(array), array.ndim,
-                            shape)
+        result[i] = _Tensor(array.ctypes.data, code, array.ndim, shape)
     return result
 
 
@@ -186,7 +247,7 @@ class Trainer:
             ctypes.POINTER(_Tensor), ctypes.c_int32, ctypes.POINTER(_Tensor),
             ctypes.c_int32]
         self.model = model
-        self.function = model.functions.get(step)
+        self.function = model.function(step)
         self.state = {spec.name: spec for spec in model.state}
         self._handle = ctypes.c_void_p()
         model._check(lib.mixprec_trainer_create(step.encode(), seed,
@@ -197,12 +258,33 @@ class Trainer:
             self.model._lib.mixprec_trainer_destroy(self._handle)
             self._handle = None
 
+    def _caller_inputs(self, function, train_step):
+        """(index, spec) of the inputs of `function` a caller passes: all
+        but the state, the RNG state and a train step's learning rate."""
+        last = len(function.inputs) - 1 if train_step else None
+        return [(i, spec) for i, spec in enumerate(function.inputs)
+                if spec.name != "rng_state" and spec.name not in self.state
+                and i != last]
+
     def step(self, batch, lr):
-        """One optimizer step on `batch` (a list of arrays); the loss."""
+        """One optimizer step on `batch` (a list of arrays); the loss.
+
+        `lr` must be a number that is finite and >= 0 in f32 (1e39 is
+        not): a NaN, infinite or negative learning rate would silently
+        destroy the weights, so it is refused (ModelError) and the state is
+        left as it was."""
+        lr = float(lr)
+        if not (lr >= 0 and math.isfinite(ctypes.c_float(lr).value)):
+            raise ModelError("%s: the learning rate must be finite and >= 0 "
+                             "(in f32), got %r" % (self.function.name, lr),
+                             ModelError.INVALID_ARGUMENT)
         batch = [np.asarray(a, order="C") for a in batch]
+        caller = self._caller_inputs(self.function, True)
+        labels = _labels(self.function.name, "input",
+                         [spec for _, spec in caller], [i for i, _ in caller])
         keep_alive, loss = [], ctypes.c_float()
         self.model._check(self.model._lib.mixprec_trainer_step(
-            self._handle, _tensors(batch, keep_alive), len(batch), lr,
+            self._handle, _tensors(batch, keep_alive, labels), len(batch), lr,
             ctypes.byref(loss)))
         return loss.value
 
@@ -263,21 +345,28 @@ class Trainer:
     def set(self, name, value):
         value = np.asarray(value, order="C")
         keep_alive = []
+        labels = [("value ('%s')" % name, self._spec(name))]
         self.model._check(self.model._lib.mixprec_trainer_set(
-            self._handle, name.encode(), _tensors([value], keep_alive)))
+            self._handle, name.encode(),
+            _tensors([value], keep_alive, labels)))
 
     def evaluate(self, function, inputs):
         """Runs `function` on the trainer's state and on `inputs`, whose
         dim 0 is any number of rows; returns its outputs with as many rows."""
-        spec = self.model.functions[function]
+        spec = self.model.function(function)
         inputs = [np.asarray(a, order="C") for a in inputs]
-        rows = inputs[0].shape[0]
+        # The rows of the first batched input; the library checks the rest.
+        rows = next((a.shape[0] for a in inputs if a.ndim > 0), 0)
         outputs = [np.empty((rows,) + tuple(s.shape[1:]), s.numpy_dtype)
                    for s in spec.outputs]
+        labels = [("input ('%s')" % s.name,
+                   TensorSpec(s.name, s.dtype, ("%d (rows)" % rows,) +
+                              tuple(s.shape[1:]) if s.shape else ()))
+                  for _, s in self._caller_inputs(spec, False)]
         keep_alive = []
         self.model._check(self.model._lib.mixprec_trainer_evaluate(
             self._handle, function.encode(), rows,
-            _tensors(inputs, keep_alive), len(inputs),
+            _tensors(inputs, keep_alive, labels), len(inputs),
             _tensors(outputs, keep_alive), len(outputs)))
         return outputs
 
@@ -286,4 +375,4 @@ def _dtype_of(array):
     for code, numpy_type in dtypes.NUMPY.items():
         if array.dtype == numpy_type:
             return code
-    return -1  # the library reports the mismatch, naming the argument
+    return -1  # not an ABI dtype: _tensors reports it

@@ -66,7 +66,7 @@ def random_inputs(model, seed):
             high = 100 if len(shape) == 2 else 4 if shape == (8,) else 10
             value = torch.randint(0, high, shape, generator=generator,
                                   dtype=torch.int32)
-        elif spec.name.startswith("arg"):
+        elif spec.name == "x":  # the examples' images
             value = torch.rand(shape, generator=generator)
         else:
             fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
@@ -119,8 +119,8 @@ def train_digits_mlp():
 def test_digits_mlp_predictions_agree_with_fp32():
     weights, images, labels = train_digits_mlp()
     text = returning_logits("mlp", batch=len(images))
-    values = dict(weights, arg0=images,
-                  arg1=torch.zeros(len(images), dtype=torch.int32))
+    values = dict(weights, x=images,
+                  labels=torch.zeros(len(images), dtype=torch.int32))
     predictions = {}
     for precision in ("none", "f16", "bf16"):
         model = compile_mlir(text, ("--autocast=" + precision,))

@@ -82,15 +82,11 @@ def check(params, op, result_shape, reference, extra=None, is_loss=False,
     if not is_loss:
         named["u"] = upstream
 
-    # Parameters come first, by name; then the function's own arguments,
-    # named arg0, arg1, ...: u (unless the op is the loss), then `extra`.
-    own = ([] if is_loss else ["u"]) + [name for name, _ in extra]
-
+    # Every input by its source name: the parameters, then u (unless the
+    # op is the loss) and `extra`.
     def inputs(overrides=None):
         merged = dict(named, **(overrides or {}))
-        return [to_numpy(merged[spec.name if spec.name in merged
-                                else own[int(spec.name[3:])]])
-                for spec in function.inputs]
+        return [to_numpy(merged[spec.name]) for spec in function.inputs]
 
     outputs = model.call("train_gradients", inputs())
     leaves = [v.clone().double().requires_grad_() for v in values]
@@ -304,6 +300,11 @@ def test_cast_adjoint_is_a_cast_back():
           differences=False)
 
 
+# The batch inputs of each example's loss, by their source names.
+EXAMPLE_BATCH = {"mlp": ("x", "labels"), "cnn": ("x", "labels"),
+                 "transformer": ("tokens", "labels")}
+
+
 def example_inputs(name, function, generator):
     """Weights and batch for an example model's gradient function."""
     values = {}
@@ -319,7 +320,7 @@ def example_inputs(name, function, generator):
             values[spec.name] = torch.randint(0, high, shape,
                                               generator=generator,
                                               dtype=torch.int32)
-        elif spec.name.startswith("arg"):
+        elif spec.name in EXAMPLE_BATCH[name]:
             values[spec.name] = torch.rand(shape, generator=generator)
         else:
             values[spec.name] = torch.randn(shape, generator=generator) * 0.3
@@ -327,7 +328,7 @@ def example_inputs(name, function, generator):
 
 
 def reference_loss(name, w, values):
-    batch = (values["arg0"], values["arg1"])
+    batch = tuple(values[arg] for arg in EXAMPLE_BATCH[name])
     if name == "mlp":
         return reference_models.mlp_loss(w, *batch)
     if name == "cnn":
@@ -347,12 +348,14 @@ def test_example_gradients_match_autograd(name):
     outputs = model.call("train_gradients",
                          [to_numpy(values[s.name]) for s in function.inputs])
     parameters = [spec.name for spec in function.inputs
-                  if not spec.name.startswith(("arg", "rng_state"))
+                  if spec.name not in EXAMPLE_BATCH[name] + ("rng_state",)
                   and "running" not in spec.name]
     leaves = {k: values[k].clone().double().requires_grad_()
               for k in parameters}
-    batch = dict(values, arg0=values["arg0"].double()
-                 if values["arg0"].is_floating_point() else values["arg0"])
+    first = EXAMPLE_BATCH[name][0]
+    batch = dict(values, **{first: values[first].double()
+                            if values[first].is_floating_point()
+                            else values[first]})
     loss = reference_loss(name, leaves, batch)
     loss.backward()
     np.testing.assert_allclose(outputs[0], loss.item(), rtol=1e-5, atol=1e-6)

@@ -53,10 +53,10 @@ def call(model, values):
 
 def test_mlp_forward_matches_pytorch(models):
     model = models["mlp"]
-    w = random_weights(model.functions["loss"], 1, {"arg0", "arg1"})
+    w = random_weights(model.functions["loss"], 1, {"x", "labels"})
     x = torch.rand(64, 64)
     labels = torch.randint(0, 10, (64,), dtype=torch.int32)
-    out = call(model, dict(w, arg0=x, arg1=labels))
+    out = call(model, dict(w, x=x, labels=labels))
     assert_close(out["result0"], reference_models.mlp_loss(w, x, labels),
                  "f32")
 
@@ -64,12 +64,12 @@ def test_mlp_forward_matches_pytorch(models):
 def test_cnn_forward_and_running_statistics_match_pytorch(models):
     model = models["cnn"]
     function = model.functions["loss"]
-    w = random_weights(function, 2, {"arg0", "arg1"})
+    w = random_weights(function, 2, {"x", "labels"})
     for bn in ("bn1", "bn2"):
         w[bn + "_running_var"] = w[bn + "_running_var"].abs() + 0.5
     x = torch.rand(32, 1, 8, 8)
     labels = torch.randint(0, 10, (32,), dtype=torch.int32)
-    out = call(model, dict(w, arg0=x, arg1=labels))
+    out = call(model, dict(w, x=x, labels=labels))
 
     running = {k: v.clone() for k, v in w.items() if "running" in k}
     assert_close(out["result0"],
@@ -83,11 +83,11 @@ def test_cnn_forward_and_running_statistics_match_pytorch(models):
 def test_transformer_forward_matches_pytorch(models):
     model = models["transformer"]
     function = model.functions["loss"]
-    w = random_weights(function, 3, {"arg0", "arg1", "rng_state"})
+    w = random_weights(function, 3, {"tokens", "labels", "rng_state"})
     tokens = torch.randint(0, 100, (8, 16), dtype=torch.int32)
     labels = torch.randint(0, 4, (8,), dtype=torch.int32)
     seed, offset = 1234, 5
     rng = torch.tensor([seed, offset], dtype=torch.int64)
-    out = call(model, dict(w, arg0=tokens, arg1=labels, rng_state=rng))
+    out = call(model, dict(w, tokens=tokens, labels=labels, rng_state=rng))
     assert_close(out["result0"], reference_models.transformer_loss(
         w, tokens, labels, seed, offset), "f32")

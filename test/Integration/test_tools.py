@@ -314,10 +314,10 @@ def test_list_of_mlp(mlp_library):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (
         "loss(fc1_weight: f32[128, 64], fc1_bias: f32[128], "
-        "fc2_weight: f32[10, 128], fc2_bias: f32[10], arg0: f32[64, 64], "
-        "arg1: i32[64]) -> (result0: f32[])\n"
+        "fc2_weight: f32[10, 128], fc2_bias: f32[10], x: f32[64, 64], "
+        "labels: i32[64]) -> (result0: f32[])\n"
         "predict(fc1_weight: f32[128, 64], fc1_bias: f32[128], "
-        "fc2_weight: f32[10, 128], fc2_bias: f32[10], arg0: f32[64, 64]) -> "
+        "fc2_weight: f32[10, 128], fc2_bias: f32[10], x: f32[64, 64]) -> "
         "(result0: f32[64, 10])\n")
 
 
@@ -403,7 +403,7 @@ def test_run_wrong_shape(mlp_library, mlp_inputs, tmp_path):
     out = tmp_path / "loss.npy"
     expect_failure(run(tool("mixprec-run"), mlp_library, "loss",
                        *run_args(paths), "-o", out),
-                   "input 4", "'arg0'", "f32[64, 64]", "f32[63, 64]",
+                   "input 4", "'x'", "f32[64, 64]", "f32[63, 64]",
                    paths[4])
     assert not out.exists()
 
@@ -421,14 +421,14 @@ def test_run_wrong_dtype(mlp_library, mlp_inputs):
     np.save(paths[5], arrays[5].astype(np.int64))
     expect_failure(run(tool("mixprec-run"), mlp_library, "loss",
                        *run_args(paths)),
-                   "input 5", "'arg1'", "i32[64]", "i64[64]")
+                   "input 5", "'labels'", "i32[64]", "i64[64]")
 
 
 def test_run_too_few_inputs(mlp_library, mlp_inputs):
     paths, _ = mlp_inputs
     expect_failure(run(tool("mixprec-run"), mlp_library, "loss",
                        *run_args(paths[:5])),
-                   "takes 6 inputs", "got 5", "input 5", "'arg1'")
+                   "takes 6 inputs", "got 5", "input 5", "'labels'")
 
 
 def test_run_too_many_inputs(mlp_library, mlp_inputs):
@@ -511,6 +511,11 @@ def test_run_usage():
     proc = run(tool("mixprec-run"))
     assert proc.returncode != 0
     assert "usage:" in proc.stderr
+    proc = run(tool("mixprec-run"), "--help")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout.startswith("usage: mixprec-run <model.so|model.mlir> "
+                                  "--list\n")
+    assert "ELF headers are checked" in proc.stdout
     proc = run(tool("mixprec-run"), "lib.so", "f", "--bogus")
     assert proc.returncode != 0
     assert "'--bogus'" in proc.stderr
@@ -595,7 +600,7 @@ def test_run_mlir_wrong_shape(small_model, tmp_path):
     expect_failure(run(tool("mixprec-run"), source, "combine", "-i",
                        tmp_path / "x.npy", "-i", tmp_path / "y.npy",
                        env=env),
-                   "input 1", "'arg1'", "f32[2, 3]", "f32[3, 2]")
+                   "input 1", "'y'", "f32[2, 3]", "f32[3, 2]")
     assert not list(tmpdir.iterdir())
 
 
@@ -619,7 +624,7 @@ def test_run_found_on_path_compiles_mlir(small_model, tmp_path):
                os.environ.get("PATH", ""))
     proc = run("mixprec-run", source, "--list", env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == ("combine(arg0: f32[2, 3], arg1: f32[2, 3]) -> "
+    assert proc.stdout == ("combine(x: f32[2, 3], y: f32[2, 3]) -> "
                            "(result0: f32[2, 3])\n")
 
 
@@ -760,7 +765,7 @@ func.func private @helper(%x: tensor<?xf32>) -> tensor<?xf32> {
     proc = compile_model(source, output)
     assert proc.returncode == 0, proc.stderr
     listed = run(tool("mixprec-run"), output, "--list")
-    assert listed.stdout == "f(arg0: f32[3]) -> (result0: f32[3])\n"
+    assert listed.stdout == "f(x: f32[3]) -> (result0: f32[3])\n"
 
 
 def test_compile_function_name_that_is_not_a_c_identifier(tmp_path):
@@ -806,7 +811,8 @@ def test_python_wrong_shape_raises_model_error(mlp_library):
     with pytest.raises(mixprec.ModelError) as error:
         model.call("loss", arrays)
     message = str(error.value)
-    for part in ("loss", "input 4", "'arg0'", "dim 1 must be 64, got 32"):
+    for part in ("loss", "input 4", "'x'", "must be f32[64, 64], got "
+                 "f32[64, 32]"):
         assert part in message, message
 
 
@@ -815,11 +821,11 @@ def test_python_wrong_dtype_and_count_raise_model_error(mlp_library):
     arrays = mlp_arrays()
     wrong = list(arrays)
     wrong[5] = wrong[5].astype(np.float64)  # no ABI dtype at all
-    with pytest.raises(mixprec.ModelError, match=r"input 5 \('arg1'\) must "
-                       r"be i32, got unknown"):
+    with pytest.raises(mixprec.ModelError, match=r"^loss: input 5 "
+                       r"\('labels'\) must be i32\[64\], got f64\[64\]$"):
         model.call("loss", wrong)
     with pytest.raises(mixprec.ModelError,
-                       match=r"input 5 \('arg1'\) is missing"):
+                       match=r"input 5 \('labels'\) is missing"):
         model.call("loss", arrays[:5])
     with pytest.raises(mixprec.ModelError, match="no function named 'nope'"):
         model.call("nope", arrays)
@@ -834,3 +840,244 @@ func.func @scaled(%x: tensor<f32>, %y: tensor<f32>) -> tensor<f32> {
 """, tmp_path / "libscalar.so")
     (z,) = model.call("scaled", [np.array(3, np.float32), np.float32(-2)])
     assert z.shape == () and z == -6
+
+
+# ---------------------------------------------------------------------------
+# Model libraries are checked before dlopen, from mixprec-run and Python
+# ---------------------------------------------------------------------------
+
+def patched(data, offset, value, size):
+    """`data` with the little-endian `size`-byte field at `offset` set."""
+    return data[:offset] + value.to_bytes(size, "little") + \
+        data[offset + size:]
+
+
+def program_header(data, index):
+    """(offset of program header `index`, its p_offset, its p_filesz)."""
+    phoff = int.from_bytes(data[32:40], "little")
+    at = phoff + 56 * index
+    return (at, int.from_bytes(data[at + 8:at + 16], "little"),
+            int.from_bytes(data[at + 32:at + 40], "little"))
+
+
+def bad_libraries(library):
+    """{case: (file contents, what the error must say)}: truncated, empty,
+    not ELF at all, or ELF that dlopen must not be given."""
+    data = library.read_bytes()
+    assert len(data) > 100_000, len(data)
+    shoff = int.from_bytes(data[40:48], "little")
+    first_load, load_offset, _ = program_header(data, 0)
+    return {
+        "first 100 kB": (data[:100_000], [
+            "truncated or corrupt: segment",
+            "past the end of the file (100000 bytes)"]),
+        "first 10 bytes": (data[:10], [
+            "truncated: the file is 10 bytes, shorter than an ELF header "
+            "(64)"]),
+        "empty": (b"", ["the file is empty, not a shared library"]),
+        "text": (b"int main() { return 0; }\n", [
+            "not an ELF file (no \\x7fELF magic)"]),
+        # Everything dlopen maps is there; the section headers are not.
+        "no section headers": (data[:shoff + 10], [
+            "truncated or corrupt: the section headers span bytes %d.."
+            % shoff, "past the end of the file (%d bytes)" % (shoff + 10)]),
+        "32-bit": (patched(data, 4, 1, 1), ["a 32-bit ELF file"]),
+        "executable": (patched(data, 16, 2, 2), [
+            "an executable, not a shared library"]),
+        "another machine": (patched(data, 18, 243, 2), [
+            "a shared library for RISC-V; this machine is"]),
+        "segment past the end": (
+            patched(data, first_load + 8, load_offset + len(data), 8), [
+                "truncated or corrupt: segment 0 (",
+                "bytes %d.." % (load_offset + len(data)),
+                "past the end of the file (%d bytes)" % len(data)]),
+    }
+
+
+@pytest.fixture(scope="session")
+def trainable_mlp(tmp_path_factory):
+    """The MLP compiled with its train step: a library over 100 kB."""
+    library = tmp_path_factory.mktemp("trainable") / "libmlp.so"
+    proc = compile_model(ROOT / "examples" / "mlp.mlir", library,
+                         "--autodiff")
+    assert proc.returncode == 0, proc.stderr
+    return library
+
+
+BAD_LIBRARY_CASES = ["first 100 kB", "first 10 bytes", "empty", "text",
+                     "no section headers", "32-bit", "executable",
+                     "another machine", "segment past the end"]
+
+
+@pytest.mark.parametrize("case", BAD_LIBRARY_CASES)
+def test_bad_library_is_refused_by_mixprec_run(trainable_mlp, tmp_path,
+                                               case):
+    contents, parts = bad_libraries(trainable_mlp)[case]
+    library = tmp_path / "libbad.so"
+    library.write_bytes(contents)
+    for args in (["--list"], ["loss"]):
+        proc = run(tool("mixprec-run"), library, *args)
+        assert proc.returncode == 1, (proc.returncode, proc.stderr)
+        expect_failure(proc, "%s: " % library, *parts)
+    proc = run(tool("mixprec-run"), "train", library, "--data", "x.npy")
+    assert proc.returncode == 1, (proc.returncode, proc.stderr)
+    expect_failure(proc, "%s: " % library, *parts)
+
+
+@pytest.mark.parametrize("case", BAD_LIBRARY_CASES)
+def test_bad_library_is_refused_by_python(trainable_mlp, tmp_path, case):
+    contents, parts = bad_libraries(trainable_mlp)[case]
+    library = tmp_path / "libbad.so"
+    library.write_bytes(contents)
+    # In a process of its own: a regression would be a SIGBUS, not a failed
+    # assertion.
+    proc = run("/usr/bin/python3", "-c", """
+import sys
+sys.path.insert(0, %r)
+import mixprec
+try:
+    mixprec.Model(sys.argv[1])
+except mixprec.ModelError as error:
+    print(error, error.status)
+""" % str(ROOT / "python"), library)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    assert proc.stdout.startswith("%s: " % library), proc.stdout
+    assert proc.stdout.endswith(" 1\n"), proc.stdout  # INVALID_ARGUMENT
+    for part in parts:
+        assert part in proc.stdout, "%r not in %s" % (part, proc.stdout)
+
+
+def test_library_checks_accept_every_example(example):
+    _, _, library = example
+    assert run(tool("mixprec-run"), library, "--list").returncode == 0
+    assert mixprec.Model(library).functions
+
+
+def test_python_library_that_is_no_model(tmp_path):
+    source = tmp_path / "other.c"
+    source.write_text("int answer(void) { return 42; }\n")
+    library = tmp_path / "libother.so"
+    proc = run("cc", "-shared", "-fPIC", source, "-o", library)
+    assert proc.returncode == 0, proc.stderr
+    with pytest.raises(mixprec.ModelError, match="^%s: not a mixprec model: "
+                       "missing symbol mixprec_abi_version$"
+                       % re.escape(str(library))):
+        mixprec.Model(library)
+    with pytest.raises(mixprec.ModelError,
+                       match="libnothere.so: no such file"):
+        mixprec.Model(tmp_path / "libnothere.so")
+    with pytest.raises(mixprec.ModelError,
+                       match="a directory, not a shared library"):
+        mixprec.Model(tmp_path)
+
+
+# ---------------------------------------------------------------------------
+# Inputs are named as in the source
+# ---------------------------------------------------------------------------
+
+def test_inputs_keep_their_source_names_in_header_list_and_python(tmp_path):
+    source = tmp_path / "named.mlir"
+    source.write_text("""
+func.func @classify(%images: tensor<4x3xf32>, %0: tensor<4x3xf32>,
+                    %scale.1: tensor<f32> {mixprec.abi_name = "gain"})
+    -> tensor<4x3xf32> {
+  %s = mixprec.add %images, %0 : tensor<4x3xf32>, tensor<4x3xf32>
+  return %s : tensor<4x3xf32>
+}
+""")
+    library = tmp_path / "libnamed.so"
+    proc = compile_model(source, library)
+    assert proc.returncode == 0, proc.stderr
+    expected = ("classify(images: f32[4, 3], arg1: f32[4, 3], gain: f32[]) "
+                "-> (result0: f32[4, 3])")
+    # A number (%0) names nothing; an explicit ABI name wins.
+    assert run(tool("mixprec-run"), library, "--list").stdout == \
+        expected + "\n"
+    assert "/* %s */" % expected in (tmp_path / "libnamed.h").read_text()
+    model = mixprec.Model(library)
+    assert [s.name for s in model.functions["classify"].inputs] == \
+        ["images", "arg1", "gain"]
+    with pytest.raises(mixprec.ModelError, match=r"^classify: input 0 "
+                       r"\('images'\) must be f32\[4, 3\], got f16\[4, 3\]$"):
+        model.call("classify", [np.zeros((4, 3), np.float16),
+                                np.zeros((4, 3), np.float32),
+                                np.float32(1)])
+
+
+@pytest.mark.parametrize("name, state", [
+    ("w", "w"), ("rng_state", "rng_state"), ("w.exp_avg", "w"),
+    ("train.step_count", "train")])
+def test_input_named_like_the_state_is_an_error(tmp_path, name, state):
+    source = tmp_path / "clash.mlir"
+    source.write_text("""
+mixprec.parameter @w : tensor<3xf32> = #mixprec.zeros
+func.func @loss(%%%s: tensor<3xf32>) -> tensor<f32> {
+  %%r = mixprec.read @w : tensor<3xf32>
+  %%p = mixprec.mul %%r, %%%s : tensor<3xf32>, tensor<3xf32>
+  %%l = mixprec.reduce_sum %%p {dims = array<i64: 0>} : tensor<3xf32>
+  return %%l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+""" % (name, name))
+    output = tmp_path / "libclash.so"
+    expect_compile_failure(
+        compile_model(source, output, "--autodiff"), output,
+        "clash.mlir:3:17: error: argument %%%s of @loss is named like the "
+        "model's state '%s'" % (name, state), "rename the argument")
+
+
+def test_accumulated_train_step_keeps_the_source_names(tmp_path):
+    model = mixprec.compile_source("""
+mixprec.parameter @w : tensor<3xf32> = #mixprec.zeros
+func.func @loss(%features: tensor<2x3xf32>) -> tensor<f32> {
+  %r = mixprec.read @w : tensor<3xf32>
+  %b = mixprec.broadcast %r : tensor<3xf32> -> tensor<2x3xf32>
+  %p = mixprec.mul %b, %features : tensor<2x3xf32>, tensor<2x3xf32>
+  %l = mixprec.reduce_sum %p {dims = array<i64: 0, 1>} : tensor<2x3xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<> {accumulation_steps = 2}
+""", tmp_path / "libacc.so", "--autodiff")
+    assert "features" in [s.name for s in model.functions["train"].inputs]
+
+
+# ---------------------------------------------------------------------------
+# The Python API checks what the command line checks
+# ---------------------------------------------------------------------------
+
+def test_python_model_from_a_bare_file_name(mlp_library, tmp_path,
+                                            monkeypatch):
+    (tmp_path / "libmlp.so").write_bytes(mlp_library.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    model = mixprec.Model("libmlp.so")
+    assert model.path == str(tmp_path / "libmlp.so")
+    assert "loss" in model.functions
+
+
+@pytest.mark.parametrize("options", ["--autocast=f16 --autodiff",
+                                     ["--autocast=f16", "--autodiff"],
+                                     ("--autocast", "f16", "--autodiff")])
+def test_python_compile_options_as_a_string_or_a_list(tmp_path, options):
+    model = mixprec.compile_file(ROOT / "examples" / "mlp.mlir",
+                                 tmp_path / "libmlp.so", options=options)
+    # Both options arrived: --autodiff added the train step, and
+    # mixprec-compile accepted --autocast's value.
+    assert "train" in model.functions
+
+
+def test_python_compile_options_string_errors_come_from_the_compiler(
+        tmp_path):
+    with pytest.raises(mixprec.CompileError, match="--autocast 'f8'"):
+        mixprec.compile_file(ROOT / "examples" / "mlp.mlir",
+                             tmp_path / "libmlp.so", options="--autocast=f8")
+
+
+def test_python_unknown_function_lists_the_known_ones(mlp_library):
+    model = mixprec.Model(mlp_library)
+    with pytest.raises(mixprec.ModelError, match=r"^no function named "
+                       r"'predikt'; the model has loss, predict$") as error:
+        model.call("predikt", [])
+    assert error.value.status == mixprec.ModelError.NOT_FOUND
+    with pytest.raises(mixprec.ModelError, match="the model has loss, "
+                       "predict"):
+        model.trainer("train")

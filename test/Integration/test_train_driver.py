@@ -75,11 +75,18 @@ def test_the_same_seed_trains_the_same_model(setup):
     ((), "no --data arrays"),
     (("--data", "{x_train}"), "train takes 2 batch inputs, got 1 --data"),
     (("--data", "{y_train}", "--data", "{x_train}"),
-     "must be f32 with the shape of batch input 'arg0'"),
+     "{y_train}: batch input 0 ('x') of train must be f32[N, 64] "
+     "(N samples), got i32[1500]"),
+    (("--data", "{x_train}", "--data", "{y_test}"),
+     "{y_test}: 297 samples, but {x_train} has 1500: every --data array has "
+     "one row per sample"),
+    (("--data", "{x_train}", "--data", "{x_train}"),
+     "{x_train}: batch input 1 ('labels') of train must be i32[N] "
+     "(N samples), got f32[1500, 64]"),
     (("--data", "{x_train}", "--data", "{y_train}", "--lr", "fast"),
-     "--lr needs a number >= 0, got 'fast'"),
+     "--lr needs a number >= 0 that is finite as an f32, got 'fast'"),
     (("--data", "{x_train}", "--data", "{y_train}", "--steps", "0"),
-     "--steps needs an integer >= 1"),
+     "--steps needs an integer from 1 to 1000000000000, got '0'"),
     (("--data", "{x_train}", "--data", "{y_train}", "--eval", "predict"),
      "--eval, --eval-data and --eval-labels go together"),
     (("--data", "{x_train}", "--data", "{y_train}", "--bogus", "1"),
@@ -87,12 +94,69 @@ def test_the_same_seed_trains_the_same_model(setup):
     (("--data", "{x_train}", "--data", "{y_train}", "--step", "loss"),
      "'loss' is not a train step"),
     (("--data", "missing.npy", "--data", "{y_train}"), "missing.npy"),
+    # Every option is checked before anything runs.
+    (("--data", "{x_train}", "--data", "{y_train}", "--steps",
+      "99999999999999999999"),
+     "--steps needs an integer from 1 to 1000000000000, got "
+     "'99999999999999999999'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--steps", "-5"),
+     "--steps needs an integer from 1 to 1000000000000, got '-5'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--steps", "1e3"),
+     "--steps needs an integer from 1 to 1000000000000, got '1e3'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--steps", "5",
+      "--steps", "6"), "option '--steps' is given twice"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--lr", "-0.5"),
+     "--lr needs a number >= 0 that is finite as an f32, got '-0.5'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--lr", "nan"),
+     "--lr needs a number >= 0 that is finite as an f32, got 'nan'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--lr", "inf"),
+     "--lr needs a number >= 0 that is finite as an f32, got 'inf'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--lr", "1e39"),
+     "--lr needs a number >= 0 that is finite as an f32, got '1e39'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--max-skipped", "-1"),
+     "--max-skipped needs an integer from 0 to 1000000000000, got '-1'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--seed", "x"),
+     "--seed needs an integer from 0 to 9223372036854775807, got 'x'"),
+    (("--data", "{x_train}", "--data", "{y_train}", "stray"),
+     "unexpected argument 'stray'"),
+    # A compiled library takes no compile options.
+    (("--data", "{x_train}", "--data", "{y_train}", "--amp",
+      "precision=f16"),
+     "--amp compiles a model.mlir; this model is a compiled library"),
+    # The checkpoint's directory, before training.
+    (("--data", "{x_train}", "--data", "{y_train}", "--save",
+      "{directory}/no/such/dir/run.ckpt"),
+     "--save {directory}/no/such/dir/run.ckpt: the directory "
+     "{directory}/no/such/dir does not exist"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--save", "{directory}"),
+     "--save {directory}: is a directory"),
+    # The eval function and its data, before training.
+    (("--data", "{x_train}", "--data", "{y_train}", "--eval", "predikt",
+      "--eval-data", "{x_test}", "--eval-labels", "{y_test}"),
+     "--eval predikt: the model has no such function; it has loss, predict, "
+     "train_gradients, train"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--eval", "loss",
+      "--eval-data", "{x_test}", "--eval-labels", "{y_test}"),
+     "--eval loss: needs a function of one batched input besides the "
+     "model's state and one f32 result [rows, classes]"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--eval", "predict",
+      "--eval-data", "{y_test}", "--eval-labels", "{y_test}"),
+     "{y_test}: input 'x' of predict must be f32[N, 64] (N samples), got "
+     "i32[297]"),
+    (("--data", "{x_train}", "--data", "{y_train}", "--eval", "predict",
+      "--eval-data", "{x_test}", "--eval-labels", "{y_train}"),
+     "{y_train}: --eval-labels must be i32[297] or i64[297] (one label per "
+     "row of {x_test}), got i32[1500]"),
 ])
 def test_bad_options_are_errors(setup, args, message):
     library, files = setup
-    args = [a.format(**{k: str(v) for k, v in files.items()}) for a in args]
+    names = {k: str(v) for k, v in files.items()}
+    names["directory"] = str(library.parent)
+    args = [a.format(**names) for a in args]
+    message = message.format(**names)
     proc = train(library, *args)
     assert proc.returncode == 1
+    assert proc.stdout == "", "trained before the error:\n" + proc.stdout
     assert proc.stderr.startswith("mixprec-run train: error: ") or \
         proc.stderr.startswith("mixprec-run: error: "), proc.stderr
     assert message in proc.stderr, proc.stderr
@@ -102,8 +166,100 @@ def test_help_lists_the_options():
     proc = subprocess.run([mixprec.tool_path("mixprec-run"), "train",
                            "--help"], capture_output=True, text=True)
     assert proc.returncode == 0
-    for option in ("--data", "--lr", "--steps", "--seed", "--eval"):
+    for option in ("--data", "--lr", "--steps", "--seed", "--eval",
+                   "--max-skipped N", "(default 50; 0: never)"):
         assert option in proc.stdout
+
+
+def test_amp_option_is_checked_before_compiling(setup):
+    library, files = setup
+    proc = train(library.parent / "mlp.mlir", "--amp", "precision=f16",
+                 "--amp", "precision=bf16", "--data", files["x_train"],
+                 "--data", files["y_train"])
+    assert proc.returncode == 1
+    assert proc.stderr == ("mixprec-run train: error: option '--amp' is "
+                           "given twice\n")
+
+
+@pytest.fixture(scope="module")
+def amp_library(setup):
+    """The MLP compiled for f16 training with dynamic loss scaling."""
+    library, _ = setup
+    amp = library.parent / "libamp.so"
+    proc = subprocess.run([mixprec.tool_path("mixprec-compile"),
+                           library.parent / "mlp.mlir", "-o", amp,
+                           "--amp=precision=f16"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    return amp
+
+
+@pytest.fixture(scope="module")
+def overflowing(setup):
+    """Training images that are Inf in f16 in every sample: every AMP step
+    overflows and is skipped."""
+    library, files = setup
+    path = library.parent / "x_overflowing.npy"
+    x = np.load(files["x_train"])
+    x[:, 7] = 70000.0
+    np.save(path, x)
+    return path
+
+
+def test_consecutive_skipped_steps_stop_the_run(setup, amp_library,
+                                                overflowing, tmp_path):
+    _, files = setup
+    checkpoint = tmp_path / "run.ckpt"
+    proc = train(amp_library, "--data", overflowing, "--data",
+                 files["y_train"], "--steps", "10", "--max-skipped", "3",
+                 "--save", checkpoint)
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        "mixprec-run train: error: stopped after 3 consecutive skipped steps "
+        "(1 to 3), loss scale now 8192: the gradients of fc1_weight, "
+        "fc1_bias, fc2_weight, fc2_bias are not finite at any scale (see "
+        "--max-skipped); nothing saved\n")
+    assert len([line for line in proc.stdout.splitlines()
+                if " skipped: " in line]) == 3, proc.stdout
+    assert not checkpoint.exists()
+
+
+def test_max_skipped_defaults_to_50_and_0_never_stops(setup, amp_library,
+                                                      overflowing):
+    _, files = setup
+    data = ("--data", overflowing, "--data", files["y_train"], "--steps",
+            "60", "--log-every", "0")
+    proc = train(amp_library, *data)
+    assert proc.returncode == 1
+    assert "stopped after 50 consecutive skipped steps (1 to 50)" in \
+        proc.stderr, proc.stderr
+    proc = train(amp_library, *data, "--max-skipped", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert "60 skipped, 0 applied" in proc.stdout
+
+
+def test_a_nonfinite_loss_of_an_applied_step_stops_the_run(setup, tmp_path):
+    library, files = setup
+    x = np.load(files["x_train"])
+    x[:, 3] = np.nan
+    poisoned = tmp_path / "x_nan.npy"
+    np.save(poisoned, x)
+    checkpoint = tmp_path / "run.ckpt"
+    proc = train(library, "--data", poisoned, "--data", files["y_train"],
+                 "--steps", "20", "--save", checkpoint)
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        "mixprec-run train: error: step 1: the loss is NaN and the step was "
+        "applied, so the weights are no longer finite; stopped without "
+        "saving (a smaller --lr, or --amp with loss scaling, may help)\n")
+    assert not checkpoint.exists()
+    # Weights that overflow later stop the run at that step.
+    proc = train(library, "--data", files["x_train"], "--data",
+                 files["y_train"], "--steps", "50", "--lr", "1e20")
+    assert proc.returncode == 1
+    assert re.match(r"^mixprec-run train: error: step \d+: the loss is "
+                    r"(NaN|infinite) and the step was applied",
+                    proc.stderr), proc.stderr
 
 
 def test_amp_training_names_overflowing_gradients_and_checkpoints(

@@ -79,7 +79,7 @@ def test_state_and_step_signature(mlp_step):
     function = mlp_step.functions["train"]
     names = [spec.name for spec in function.inputs]
     assert names == PARAMETERS + ["train.step_count"] + moments + \
-        ["arg0", "arg1", "arg2"]
+        ["x", "labels", "arg2"]
     assert [spec.name for spec in function.outputs] == ["result0"] + \
         names[:9]
 

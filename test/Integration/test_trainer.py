@@ -149,14 +149,15 @@ def state_snapshot(model, trainer):
 
 @pytest.mark.parametrize("call, message", [
     (lambda t: t.step([np.zeros((4, 5), np.float64)], 0.1),
-     "input 6 ('arg0') must be f32"),
+     "train: input 6 ('x') must be f32[4, 5], got f64[4, 5]"),
     (lambda t: t.step([np.zeros((3, 5), np.float32)], 0.1),
-     "('arg0') dim 0 must be 4, got 3"),
-    (lambda t: t.step([], 0.1), "expects 1 batch tensors, got 0"),
+     "train: input 6 ('x') must be f32[4, 5], got f32[3, 5]"),
+    (lambda t: t.step([], 0.1),
+     "train: expects 1 batch tensors (x: f32[4, 5]), got 0"),
     (lambda t: t.set("v", np.zeros((6, 5), np.float32)),
-     "value ('v') must be f32[5, 6], got f32 of rank 2"),
+     "value ('v') must be f32[5, 6], got f32[6, 5]"),
     (lambda t: t.set("count", np.zeros((), np.int64)),
-     "value ('count') must be i32[], got i64"),
+     "value ('count') must be i32[], got i64[]"),
     (lambda t: t.get("missing"), "no parameter or buffer named 'missing'"),
     (lambda t: t.evaluate("train", [np.zeros((4, 5), np.float32)]),
      "train is a train step"),
@@ -164,7 +165,24 @@ def state_snapshot(model, trainer):
      "total: result 0 is a scalar; evaluate needs per-row results"),
     (lambda t: t.evaluate("project", [np.zeros((4, 6), np.float32),
                                       np.zeros((), np.float32)]),
-     "input ('arg0') must be f32[4 (rows), 5]"),
+     "input ('x') must be f32[4 (rows), 5], got f32[4, 6]"),
+    (lambda t: t.evaluate("project", [np.zeros((3, 5), np.float64),
+                                      np.zeros((), np.float32)]),
+     "input ('x') must be f32[3 (rows), 5], got f64[3, 5]"),
+    (lambda t: t.set("v", np.zeros((5, 6), np.int8)),
+     "value ('v') must be f32[5, 6], got i8[5, 6]"),
+    (lambda t: t.evaluate("typo", [np.zeros((4, 5), np.float32)]),
+     "no function named 'typo'; the model has loss, project, total, train, "
+     "train_gradients"),
+    # The learning rate is finite and >= 0 in f32, as on the command line.
+    (lambda t: t.step([np.zeros((4, 5), np.float32)], -0.1),
+     "train: the learning rate must be finite and >= 0 (in f32), got -0.1"),
+    (lambda t: t.step([np.zeros((4, 5), np.float32)], float("nan")),
+     "the learning rate must be finite and >= 0 (in f32), got nan"),
+    (lambda t: t.step([np.zeros((4, 5), np.float32)], float("inf")),
+     "the learning rate must be finite and >= 0 (in f32), got inf"),
+    (lambda t: t.step([np.zeros((4, 5), np.float32)], 1e39),
+     "the learning rate must be finite and >= 0 (in f32), got 1e+39"),
 ])
 def test_errors_are_reported_and_leave_the_state_untouched(model, call,
                                                           message):
@@ -182,8 +200,11 @@ def test_errors_are_reported_and_leave_the_state_untouched(model, call,
 def test_create_needs_a_train_step(model):
     with pytest.raises(ModelError, match="'loss' is not a train step"):
         model.trainer("loss")
-    with pytest.raises(ModelError, match="no function named 'nope'"):
+    with pytest.raises(ModelError, match="no function named 'nope'; the "
+                       "model has loss, project, total, train, "
+                       "train_gradients") as error:
         model.trainer("nope")
+    assert error.value.status == ModelError.NOT_FOUND
 
 
 def test_kaiming_bound_matches_torch():

@@ -17,6 +17,7 @@
 #include "mixprec/Conversion/Pipelines.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
 #include "mixprec/Target/CPU/ModelABI.h"
+#include "mixprec/Target/CPU/SourceNames.h"
 #include "mixprec/Target/CUDA/KernelAssembler.h"
 #include "mixprec/Transforms/AmpPipeline.h"
 #include "mixprec/Transforms/Passes.h"
@@ -234,7 +235,9 @@ int main(int argc, char **argv) {
   sourceMgr->AddNewSourceBuffer(std::move(file), SMLoc());
   SourceMgrDiagnosticHandler diagnostics(*sourceMgr, &context);
   TimingScope parsing = timing.nest("Parse");
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // Inputs keep their source names (%images is "images") in the ABI.
+  OwningOpRef<ModuleOp> module =
+      mixprec::parseModelWithSourceNames(sourceMgr, &context);
   parsing.stop();
   if (!module)
     return 1;

@@ -3,7 +3,10 @@
 // Trains a compiled model through its trainer ABI on .npy arrays: one array
 // per batch input of the train step, each with the samples along dim 0.
 // Every epoch takes a fresh shuffle from a fixed seed and drops its last
-// partial batch.
+// partial batch. Everything a run needs (options, data, the eval function and
+// its data, the checkpoint's directory) is checked before the first step, so
+// a mistake never costs a finished run; a run whose weights stop being finite
+// stops with exit status 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,69 +15,92 @@
 #include "TrainerABI.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <optional>
 #include <random>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace mixprec {
 
 namespace {
 
-struct TrainOptions {
-  std::vector<std::string> data;
-  std::string step = "train";
-  double lr = 0.01;
-  int64_t steps = 100;
-  uint64_t seed = 0;
-  int64_t logEvery = 50;
-  std::string evalFunction;
-  std::string evalData, evalLabels;
-  std::string resume, save;
-};
+/// The most steps one run takes: far beyond any run, and small enough that
+/// step numbers never overflow.
+constexpr int64_t kMaxSteps = 1'000'000'000'000;
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "mixprec-run train: error: %s\n", message.c_str());
   return 1;
 }
 
-/// Parses "--name value" pairs; an error message on failure.
-std::string parse(const std::vector<std::string> &args, TrainOptions &options) {
+/// `text` as an integer in [min, max]; false for anything else (empty,
+/// trailing characters, a sign where none fits, out of range).
+bool parseInteger(const std::string &text, int64_t min, int64_t max,
+                  int64_t &out) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])))
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0' || value < min || value > max)
+    return false;
+  out = value;
+  return true;
+}
+
+} // namespace
+
+std::string parseTrainOptions(const std::vector<std::string> &args,
+                              TrainOptions &options) {
+  std::set<std::string> seen;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &flag = args[i];
+    if (flag.rfind("--", 0) != 0)
+      return "unexpected argument '" + flag +
+             "' (options are --name value; see mixprec-run train --help)";
+    if (flag != "--data" && !seen.insert(flag).second)
+      return "option '" + flag + "' is given twice";
     if (i + 1 >= args.size())
       return "option '" + flag + "' needs a value";
     const std::string &value = args[++i];
-    char *end = nullptr;
-    auto number = [&](double &out) {
-      out = std::strtod(value.c_str(), &end);
-      return !value.empty() && *end == '\0';
-    };
-    auto integer = [&](int64_t &out, int64_t min) {
-      out = std::strtoll(value.c_str(), &end, 10);
-      return !value.empty() && *end == '\0' && out >= min;
-    };
     int64_t parsed = 0;
     if (flag == "--data")
       options.data.push_back(value);
     else if (flag == "--step")
       options.step = value;
     else if (flag == "--lr") {
-      if (!number(options.lr) || !(options.lr >= 0.0))
-        return "--lr needs a number >= 0, got '" + value + "'";
+      // The rate reaches the step as an f32: it must be finite there too.
+      char *end = nullptr;
+      options.lr = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(options.lr >= 0.0) ||
+          !std::isfinite(float(options.lr)))
+        return "--lr needs a number >= 0 that is finite as an f32, got '" +
+               value + "'";
     } else if (flag == "--steps") {
-      if (!integer(options.steps, 1))
-        return "--steps needs an integer >= 1, got '" + value + "'";
+      if (!parseInteger(value, 1, kMaxSteps, options.steps))
+        return "--steps needs an integer from 1 to " +
+               std::to_string(kMaxSteps) + ", got '" + value + "'";
     } else if (flag == "--seed") {
-      if (!integer(parsed, 0))
-        return "--seed needs an integer >= 0, got '" + value + "'";
+      if (!parseInteger(value, 0, INT64_MAX, parsed))
+        return "--seed needs an integer from 0 to " +
+               std::to_string(INT64_MAX) + ", got '" + value + "'";
       options.seed = uint64_t(parsed);
     } else if (flag == "--log-every") {
-      if (!integer(options.logEvery, 0))
-        return "--log-every needs an integer >= 0, got '" + value + "'";
+      if (!parseInteger(value, 0, kMaxSteps, options.logEvery))
+        return "--log-every needs an integer from 0 to " +
+               std::to_string(kMaxSteps) + ", got '" + value + "'";
+    } else if (flag == "--max-skipped") {
+      if (!parseInteger(value, 0, kMaxSteps, options.maxSkipped))
+        return "--max-skipped needs an integer from 0 to " +
+               std::to_string(kMaxSteps) + ", got '" + value + "'";
     } else if (flag == "--eval")
       options.evalFunction = value;
     else if (flag == "--eval-data")
@@ -85,6 +111,9 @@ std::string parse(const std::vector<std::string> &args, TrainOptions &options) {
       options.save = value;
     else if (flag == "--eval-labels")
       options.evalLabels = value;
+    else if (flag == "--amp")
+      return "--amp compiles a model.mlir; this model is a compiled library "
+             "(compile it with mixprec-compile --amp=... instead)";
     else
       return "unknown option '" + flag + "' (see mixprec-run train --help)";
   }
@@ -99,6 +128,58 @@ std::string parse(const std::vector<std::string> &args, TrainOptions &options) {
   return "";
 }
 
+namespace {
+
+/// "" when a checkpoint can be written to `path` (its directory exists and
+/// is writable: the checkpoint is a temporary file there, renamed), else
+/// why not.
+std::string checkSavePath(const std::string &path) {
+  if (path.empty() || path.back() == '/')
+    return "--save " + path + ": needs a file name";
+  size_t slash = path.rfind('/');
+  std::string directory = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  struct stat status;
+  if (stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode))
+    return "--save " + path + ": is a directory";
+  if (stat(directory.c_str(), &status) != 0 || !S_ISDIR(status.st_mode))
+    return "--save " + path + ": the directory " + directory +
+           " does not exist";
+  if (access(directory.c_str(), W_OK | X_OK) != 0)
+    return "--save " + path + ": the directory " + directory +
+           " is not writable";
+  return "";
+}
+
+/// "f32[2, 3]", with dim 0 as `dim0` when it is not empty.
+std::string typeText(mixprec_dtype dtype, size_t rank, const int64_t *shape,
+                     const std::string &dim0 = "") {
+  std::string text = std::string(mixprec_dtype_name(dtype)) + "[";
+  for (size_t i = 0; i < rank; ++i)
+    text += (i ? ", " : "") +
+            (i == 0 && !dim0.empty() ? dim0 : std::to_string(shape[i]));
+  return text + "]";
+}
+
+/// "" when `array` (read from `path`) has the type of `spec` with any
+/// number of samples along dim 0, else what differs; `what` names the
+/// input ("batch input 'x' of train").
+std::string checkSamples(const std::string &path, const npy::Array &array,
+                         const mixprec_tensor_spec &spec,
+                         const std::string &what) {
+  bool matches =
+      array.dtype == spec.dtype && spec.rank >= 1 &&
+      int32_t(array.shape.size()) == spec.rank &&
+      std::equal(array.shape.begin() + 1, array.shape.end(), spec.shape + 1);
+  if (matches)
+    return "";
+  return path + ": " + what + " must be " +
+         typeText(spec.dtype, size_t(spec.rank), spec.shape, "N") +
+         " (N samples), got " +
+         typeText(array.dtype, array.shape.size(), array.shape.data());
+}
+
 size_t rowBytes(const npy::Array &array) {
   size_t elements = 1;
   for (size_t dim = 1; dim < array.shape.size(); ++dim)
@@ -111,19 +192,67 @@ mixprec_tensor tensorOf(npy::Array &array) {
           array.shape.data()};
 }
 
+/// What --eval runs after training, read and checked before it.
+struct Evaluation {
+  npy::Array x, labels, logits;
+};
+
+/// Reads and checks the --eval function, data and labels; an error message
+/// on failure.
+std::string prepareEvaluation(const ModelLibrary &library,
+                              const TrainerABI &abi,
+                              const TrainOptions &options, Evaluation &eval) {
+  const std::string &name = options.evalFunction;
+  const mixprec_function *function = library.find(name);
+  if (!function) {
+    std::string known;
+    for (const mixprec_function *candidate : library.functions())
+      known += (known.empty() ? "" : ", ") + std::string(candidate->name);
+    return "--eval " + name + ": the model has no such function; it has " +
+           known;
+  }
+  std::vector<const mixprec_tensor_spec *> inputs =
+      abi.evaluateInputs(*function);
+  const mixprec_tensor_spec *result =
+      function->num_outputs > 0 ? &function->outputs[0] : nullptr;
+  if (inputs.size() != 1 || function->num_outputs != 1 ||
+      result->dtype != MIXPREC_F32 || result->rank != 2 || inputs[0]->rank < 1)
+    return "--eval " + name +
+           ": needs a function of one batched input besides the model's "
+           "state and one f32 result [rows, classes] (its argmax is the "
+           "prediction)";
+  std::string error;
+  std::optional<npy::Array> x = npy::read(options.evalData, error);
+  if (!x)
+    return error;
+  std::string mismatch =
+      checkSamples(options.evalData, *x, *inputs[0],
+                   "input '" + std::string(inputs[0]->name) + "' of " + name);
+  if (!mismatch.empty())
+    return mismatch;
+  std::optional<npy::Array> labels = npy::read(options.evalLabels, error);
+  if (!labels)
+    return error;
+  int64_t rows = x->shape[0];
+  if ((labels->dtype != MIXPREC_I32 && labels->dtype != MIXPREC_I64) ||
+      labels->shape.size() != 1 || labels->shape[0] != rows)
+    return options.evalLabels + ": --eval-labels must be i32[" +
+           std::to_string(rows) + "] or i64[" + std::to_string(rows) +
+           "] (one label per row of " + options.evalData + "), got " +
+           typeText(labels->dtype, labels->shape.size(), labels->shape.data());
+  if (rows < 1)
+    return options.evalData + ": no rows to evaluate";
+  eval.logits.dtype = result->dtype;
+  eval.logits.shape.assign(result->shape, result->shape + result->rank);
+  eval.logits.shape[0] = rows;
+  eval.logits.data.resize(size_t(rows) * rowBytes(eval.logits));
+  eval.x = std::move(*x);
+  eval.labels = std::move(*labels);
+  return "";
+}
+
 /// The share of rows whose largest output (last dim) is at the label.
-std::optional<double> accuracy(const npy::Array &logits,
-                               const npy::Array &labels, std::string &error) {
-  if (logits.dtype != MIXPREC_F32 || logits.shape.size() != 2) {
-    error = "--eval: the function's result 0 must be f32 [rows, classes]";
-    return std::nullopt;
-  }
-  if ((labels.dtype != MIXPREC_I32 && labels.dtype != MIXPREC_I64) ||
-      labels.shape.size() != 1 || labels.shape[0] != logits.shape[0]) {
-    error = "--eval-labels must be i32 or i64 [" +
-            std::to_string(logits.shape[0]) + "]";
-    return std::nullopt;
-  }
+double accuracy(const npy::Array &logits, const npy::Array &labels) {
   int64_t rows = logits.shape[0], classes = logits.shape[1], correct = 0;
   const float *values = reinterpret_cast<const float *>(logits.data.data());
   for (int64_t row = 0; row < rows; ++row) {
@@ -138,6 +267,23 @@ std::optional<double> accuracy(const npy::Array &logits,
   return double(correct) / double(rows);
 }
 
+/// "8192", "1.5e-05": a loss scale as progress lines show it.
+std::string formatScale(float scale) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", double(scale));
+  return text;
+}
+
+/// ", fc1_weight, fc2_bias": the parameters whose gradients were not finite
+/// in the last step.
+std::string nonfiniteGradients(const TrainerABI &abi,
+                               const mixprec_trainer *trainer) {
+  std::string names;
+  for (int32_t i = 0; const char *name = abi.nonfinite(trainer, i); ++i)
+    names += std::string(i ? ", " : " ") + name;
+  return names;
+}
+
 } // namespace
 
 const char *trainUsage() {
@@ -150,31 +296,39 @@ const char *trainUsage() {
          "                      e.g. \"precision=f16\" (default: FP32, "
          "--autodiff)\n"
          "  --step NAME         the train step (default train)\n"
-         "  --lr X              learning rate (default 0.01)\n"
-         "  --steps N           optimizer steps (default 100)\n"
+         "  --lr X              learning rate, >= 0 and finite as an f32 "
+         "(default 0.01)\n"
+         "  --steps N           optimizer steps, 1 to 10^12 (default 100)\n"
          "  --seed S            shuffle and RNG seed (default 0)\n"
          "  --log-every N       progress every N steps (default 50; 0: "
          "none)\n"
+         "  --max-skipped N     stop (exit 1) after N consecutive steps the "
+         "loss scaler\n"
+         "                      skipped (default 50; 0: never)\n"
          "  --resume C          start from checkpoint C\n"
          "  --save C            write a checkpoint to C after training\n"
          "  --eval F --eval-data X.npy --eval-labels Y.npy\n"
          "                      after training, run F on X (any number of "
          "rows) and print\n"
-         "                      the accuracy of its argmax against Y\n";
+         "                      the accuracy of its argmax against Y\n"
+         "Everything is checked before the first step. A step whose loss is "
+         "not finite\n"
+         "and that was applied (not skipped by a loss scaler) stops the run "
+         "with exit\n"
+         "status 1: the weights it wrote are not finite either.\n";
 }
 
-int runTrain(const ModelLibrary &library,
-             const std::vector<std::string> &args) {
-  TrainOptions options;
-  std::string error = parse(args, options);
-  if (!error.empty())
-    return fail(error);
+int runTrain(const ModelLibrary &library, const TrainOptions &options) {
+  std::string error;
   TrainerABI abi;
   if (!abi.resolve(library))
     return fail("the model has no trainer ABI (recompile it)");
   const mixprec_function *step = library.find(options.step);
   if (!step)
     return fail("the model has no function '" + options.step + "'");
+  if (!options.save.empty())
+    if (std::string problem = checkSavePath(options.save); !problem.empty())
+      return fail(problem);
 
   mixprec_trainer *trainer = nullptr;
   if (abi.create(options.step.c_str(), options.seed, &trainer) != MIXPREC_OK)
@@ -184,12 +338,6 @@ int runTrain(const ModelLibrary &library,
     mixprec_trainer *trainer;
     ~Destroy() { abi.destroy(trainer); }
   } destroy{abi, trainer};
-  if (!options.resume.empty()) {
-    if (abi.load(trainer, options.resume.c_str()) != MIXPREC_OK)
-      return fail(abi.lastError());
-    std::printf("resumed from %s at step %lld\n", options.resume.c_str(),
-                (long long)abi.stepCount(trainer));
-  }
 
   // Progress shows the loss scale where the step has one.
   bool scaled = false;
@@ -209,15 +357,17 @@ int runTrain(const ModelLibrary &library,
     if (!array)
       return fail(error);
     const mixprec_tensor_spec &spec = *batchSpecs[i];
-    bool matches = array->dtype == spec.dtype && spec.rank >= 1 &&
-                   int32_t(array->shape.size()) == spec.rank &&
-                   std::equal(array->shape.begin() + 1, array->shape.end(),
-                              spec.shape + 1);
-    if (!matches || (samples >= 0 && array->shape[0] != samples))
-      return fail(options.data[i] + ": must be " +
-                  mixprec_dtype_name(spec.dtype) +
-                  " with the shape of batch input '" + spec.name +
-                  "' but dim 0, and as many samples as the other arrays");
+    std::string mismatch =
+        checkSamples(options.data[i], *array, spec,
+                     "batch input " + std::to_string(i) + " ('" + spec.name +
+                         "') of " + options.step);
+    if (!mismatch.empty())
+      return fail(mismatch);
+    if (samples >= 0 && array->shape[0] != samples)
+      return fail(options.data[i] + ": " + std::to_string(array->shape[0]) +
+                  " samples, but " + options.data[0] + " has " +
+                  std::to_string(samples) +
+                  ": every --data array has one row per sample");
     if (spec.shape[0] < 1 || (batchSize && spec.shape[0] != batchSize))
       return fail(options.step + ": every batch input needs the same "
                                  "batch size (dim 0) to train on samples");
@@ -235,6 +385,18 @@ int runTrain(const ModelLibrary &library,
     return fail("the data has " + std::to_string(samples) +
                 " samples, fewer than one batch of " +
                 std::to_string(batchSize));
+  Evaluation eval;
+  if (!options.evalFunction.empty())
+    if (std::string problem = prepareEvaluation(library, abi, options, eval);
+        !problem.empty())
+      return fail(problem);
+
+  if (!options.resume.empty()) {
+    if (abi.load(trainer, options.resume.c_str()) != MIXPREC_OK)
+      return fail(abi.lastError());
+    std::printf("resumed from %s at step %lld\n", options.resume.c_str(),
+                (long long)abi.stepCount(trainer));
+  }
 
   std::mt19937_64 shuffle(options.seed);
   std::vector<int64_t> order(static_cast<size_t>(samples));
@@ -247,7 +409,7 @@ int runTrain(const ModelLibrary &library,
   // A resumed run continues the schedule: its epochs' shuffles are replayed
   // up to the steps already taken, applied or skipped.
   int64_t first = abi.stepCount(trainer) + abi.skippedSteps(trainer);
-  int64_t sinceLog = 0;
+  int64_t sinceLog = 0, consecutiveSkips = 0;
   for (int64_t s = 0; s < first + options.steps; ++s) {
     if (s % perEpoch == 0) {
       std::iota(order.begin(), order.end(), 0);
@@ -267,13 +429,36 @@ int runTrain(const ModelLibrary &library,
     if (abi.step(trainer, tensors.data(), int32_t(tensors.size()),
                  float(options.lr), &loss) != MIXPREC_OK)
       return fail(abi.lastError());
-    if (abi.skipped(trainer)) {
+    bool skipped = abi.skipped(trainer);
+    if (skipped) {
       // The diagnosis: which gradients overflowed.
-      std::printf("step %lld skipped: non-finite gradients of",
-                  (long long)(s + 1));
-      for (int32_t i = 0; const char *name = abi.nonfinite(trainer, i); ++i)
-        std::printf("%s %s", i ? "," : "", name);
-      std::printf("; loss scale now %g\n", abi.lossScale(trainer));
+      std::printf("step %lld skipped: non-finite gradients of%s; loss scale "
+                  "now %g\n",
+                  (long long)(s + 1), nonfiniteGradients(abi, trainer).c_str(),
+                  abi.lossScale(trainer));
+      consecutiveSkips += 1;
+    } else {
+      consecutiveSkips = 0;
+    }
+    if (!skipped && !std::isfinite(loss)) {
+      std::fflush(stdout);
+      return fail("step " + std::to_string(s + 1) + ": the loss is " +
+                  (std::isnan(loss) ? "NaN" : "infinite") +
+                  " and the step was applied, so the weights are no longer "
+                  "finite; stopped" +
+                  (options.save.empty() ? "" : " without saving") +
+                  " (a smaller --lr, or --amp with loss scaling, may help)");
+    }
+    if (options.maxSkipped > 0 && consecutiveSkips >= options.maxSkipped) {
+      std::fflush(stdout);
+      return fail("stopped after " + std::to_string(consecutiveSkips) +
+                  " consecutive skipped steps (" +
+                  std::to_string(s + 2 - consecutiveSkips) + " to " +
+                  std::to_string(s + 1) + "), loss scale now " +
+                  formatScale(abi.lossScale(trainer)) + ": the gradients of" +
+                  nonfiniteGradients(abi, trainer) +
+                  " are not finite at any scale (see --max-skipped)" +
+                  (options.save.empty() ? "" : "; nothing saved"));
     }
     if (options.logEvery > 0 &&
         ((s + 1) % options.logEvery == 0 || s + 1 == first + options.steps)) {
@@ -315,32 +500,13 @@ int runTrain(const ModelLibrary &library,
 
   if (options.evalFunction.empty())
     return 0;
-  const mixprec_function *eval = library.find(options.evalFunction);
-  if (!eval || eval->num_outputs < 1)
-    return fail("the model has no function '" + options.evalFunction +
-                "' with a result");
-  std::optional<npy::Array> x = npy::read(options.evalData, error);
-  std::optional<npy::Array> labels =
-      x ? npy::read(options.evalLabels, error) : std::nullopt;
-  if (!x || !labels)
-    return fail(error);
-  npy::Array logits;
-  const mixprec_tensor_spec &out = eval->outputs[0];
-  logits.dtype = out.dtype;
-  logits.shape.assign(out.shape, out.shape + out.rank);
-  if (logits.shape.empty() || x->shape.empty())
-    return fail("--eval needs a function with per-row inputs and results");
-  logits.shape[0] = x->shape[0];
-  logits.data.resize(size_t(x->shape[0]) * rowBytes(logits));
-  mixprec_tensor input = tensorOf(*x), output = tensorOf(logits);
-  if (abi.evaluate(trainer, options.evalFunction.c_str(), x->shape[0], &input,
-                   1, &output, 1) != MIXPREC_OK)
+  mixprec_tensor input = tensorOf(eval.x), output = tensorOf(eval.logits);
+  if (abi.evaluate(trainer, options.evalFunction.c_str(), eval.x.shape[0],
+                   &input, 1, &output, 1) != MIXPREC_OK)
     return fail(abi.lastError());
-  std::optional<double> share = accuracy(logits, *labels, error);
-  if (!share)
-    return fail(error);
   std::printf("%s accuracy %.4f on %lld samples\n",
-              options.evalFunction.c_str(), *share, (long long)x->shape[0]);
+              options.evalFunction.c_str(), accuracy(eval.logits, eval.labels),
+              (long long)eval.x.shape[0]);
   return 0;
 }
 

@@ -31,12 +31,21 @@ int fail(const std::string &message) {
   return 1;
 }
 
-void usage() {
-  std::fprintf(stderr, "usage: mixprec-run <model.so|model.mlir> --list\n"
-                       "       mixprec-run <model.so|model.mlir> <function> "
-                       "[-i input.npy]... [-o output.npy]...\n"
-                       "       mixprec-run train <model.so|model.mlir> "
-                       "--data <array.npy>... [options] (--help)\n");
+void usage(FILE *stream) {
+  std::fprintf(
+      stream,
+      "usage: mixprec-run <model.so|model.mlir> --list\n"
+      "       mixprec-run <model.so|model.mlir> <function> "
+      "[-i input.npy]... [-o output.npy]...\n"
+      "       mixprec-run train <model.so|model.mlir> "
+      "--data <array.npy>... [options] (--help)\n"
+      "A model.mlir is compiled first. A library's ELF headers are checked "
+      "before it is\n"
+      "loaded (a truncated or foreign file is an error). --list shows each "
+      "function's\n"
+      "inputs and outputs by name (inputs keep their source names); -i takes "
+      "one .npy\n"
+      "per input, in order, each checked against its dtype and shape.\n");
 }
 
 /// "f32[2, 3]"
@@ -151,13 +160,18 @@ bool compileModel(const char *argv0, const std::string &source,
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc == 2 &&
+      (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    usage(stdout);
+    return 0;
+  }
   if (argc == 3 && std::string(argv[1]) == "train" &&
       std::string(argv[2]) == "--help") {
     std::fputs(mixprec::trainUsage(), stdout);
     return 0;
   }
   if (argc < 3) {
-    usage();
+    usage(stderr);
     return 1;
   }
   // `train` compiles an .mlir model with its train step.
@@ -165,15 +179,34 @@ int main(int argc, char **argv) {
   std::string model = argv[train ? 2 : 1];
   std::string function = train ? "" : argv[2];
   // A model compiled here for training gets its train step: --autodiff, or
-  // the mixed-precision pipeline of `--amp OPTIONS`.
+  // the mixed-precision pipeline of `--amp OPTIONS`. A compiled library
+  // takes no --amp: parseTrainOptions refuses it.
+  bool compiles = endsWith(model, ".mlir");
   std::vector<std::string> trainArgs;
   std::string compileOption = train ? "--autodiff" : "";
+  bool amp = false;
   for (int i = 3; i < argc && train; ++i) {
-    if (std::string(argv[i]) == "--amp" && i + 1 < argc)
+    if (compiles && std::string(argv[i]) == "--amp" && i + 1 < argc) {
+      if (amp) {
+        std::fprintf(stderr, "mixprec-run train: error: option '--amp' is "
+                             "given twice\n");
+        return 1;
+      }
+      amp = true;
       compileOption = std::string("--amp=") + argv[++i];
-    else
+    } else {
       trainArgs.push_back(argv[i]);
+    }
   }
+  // Options are checked before the model is compiled or loaded.
+  mixprec::TrainOptions trainOptions;
+  if (train)
+    if (std::string problem =
+            mixprec::parseTrainOptions(trainArgs, trainOptions);
+        !problem.empty()) {
+      std::fprintf(stderr, "mixprec-run train: error: %s\n", problem.c_str());
+      return 1;
+    }
   std::vector<std::string> inputPaths, outputPaths;
   for (int i = 3; i < argc && !train; ++i) {
     std::string flag = argv[i];
@@ -181,7 +214,7 @@ int main(int argc, char **argv) {
       (flag == "-i" ? inputPaths : outputPaths).push_back(argv[++i]);
       continue;
     }
-    usage();
+    usage(stderr);
     return fail("unexpected argument '" + flag + "'");
   }
 
@@ -189,7 +222,7 @@ int main(int argc, char **argv) {
   std::unique_ptr<mixprec::ModelLibrary> lib;
   {
     CompiledModel compiled; // a loaded library stays mapped once removed
-    if (endsWith(model, ".mlir") &&
+    if (compiles &&
         !compileModel(argv[0], model, compileOption, compiled, library, error))
       return fail(error);
     lib = mixprec::ModelLibrary::open(library, error);
@@ -197,7 +230,7 @@ int main(int argc, char **argv) {
   if (!lib)
     return fail(error);
   if (train)
-    return mixprec::runTrain(*lib, trainArgs);
+    return mixprec::runTrain(*lib, trainOptions);
 
   if (function == "--list") {
     for (const mixprec_function *fn : lib->functions()) {
