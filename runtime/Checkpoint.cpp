@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TrainerState.h"
+#include "TypeText.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -273,13 +274,20 @@ mixprec_status mixprec_trainer_load(mixprec_trainer *trainer,
     else if (sources[index])
       status = mixprec_fail(MIXPREC_INVALID_ARGUMENT, "%s has '%s' twice", path,
                             text);
-    else if (dtype != spec.dtype || !sameShape(spec, shape, rank) ||
-             bytes != bytesOf(spec))
-      status =
-          mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                       "%s: '%s' has another dtype or shape than the "
-                       "model's %s of rank %d",
-                       path, text, mixprec_dtype_name(spec.dtype), spec.rank);
+    else if (dtype != spec.dtype || !sameShape(spec, shape, rank)) {
+      char expected[kTypeTextSize], actual[kTypeTextSize];
+      status = mixprec_fail(
+          MIXPREC_INVALID_ARGUMENT,
+          "%s: '%s' is %s in the checkpoint, the model's is %s", path, text,
+          formatType(actual, sizeof(actual), dtype, rank, shape),
+          formatType(expected, sizeof(expected), spec.dtype, spec.rank,
+                     spec.shape));
+    } else if (bytes != bytesOf(spec))
+      status = mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                            "%s: '%s' has %llu bytes of data, its type needs "
+                            "%llu",
+                            path, text, (unsigned long long)bytes,
+                            (unsigned long long)bytesOf(spec));
     else
       sources[index] = data;
   }

@@ -11,6 +11,7 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -931,7 +932,7 @@ def test_bad_library_is_refused_by_python(trainable_mlp, tmp_path, case):
     library.write_bytes(contents)
     # In a process of its own: a regression would be a SIGBUS, not a failed
     # assertion.
-    proc = run("/usr/bin/python3", "-c", """
+    proc = run(sys.executable, "-c", """
 import sys
 sys.path.insert(0, %r)
 import mixprec

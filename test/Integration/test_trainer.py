@@ -2,6 +2,7 @@
 initialization from the declarations, state by name, evaluation in chunks,
 and the errors that leave the state untouched."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -265,3 +266,30 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
   return %x : tensor<2xf32>
 }
 """)
+
+
+def small_step(size):
+    """A model of one f32[size] parameter with an SGD step."""
+    t = "tensor<%dxf32>" % size
+    return compile_mlir("""
+mixprec.parameter @w : {t} = #mixprec.ones
+func.func @loss(%x: {t}) -> tensor<f32> {{
+  %w = mixprec.read @w : {t}
+  %p = mixprec.mul %w, %x : {t}, {t}
+  %l = mixprec.reduce_sum %p {{dims = array<i64: 0>}} : {t}
+  return %l : tensor<f32>
+}}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+""".format(t=t), ("--autodiff",))
+
+
+def test_a_checkpoint_of_another_model_names_both_types(tmp_path):
+    checkpoint = tmp_path / "w.ckpt"
+    small_step(3).trainer().save(checkpoint)
+    trainer = small_step(4).trainer()
+    before = trainer.get("w")
+    with pytest.raises(ModelError, match=r"^%s: 'w' is f32\[3\] in the "
+                       r"checkpoint, the model's is f32\[4\]$"
+                       % re.escape(str(checkpoint))):
+        trainer.load(checkpoint)
+    assert trainer.get("w").tobytes() == before.tobytes()
