@@ -169,6 +169,9 @@ def test_help_lists_the_options():
     for option in ("--data", "--lr", "--steps", "--seed", "--eval",
                    "--max-skipped N", "(default 50; 0: never)"):
         assert option in proc.stdout
+    # Among other options too: the help, not an error about them.
+    late = train("libmodel.so", "--data", "x.npy", "--help")
+    assert late.returncode == 0 and late.stdout == proc.stdout
 
 
 def test_amp_option_is_checked_before_compiling(setup):

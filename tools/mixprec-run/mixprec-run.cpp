@@ -165,11 +165,12 @@ int main(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
-  if (argc == 3 && std::string(argv[1]) == "train" &&
-      std::string(argv[2]) == "--help") {
-    std::fputs(mixprec::trainUsage(), stdout);
-    return 0;
-  }
+  // `train ... --help` anywhere among the options: the training options.
+  for (int i = 2; i < argc && std::string(argv[1]) == "train"; ++i)
+    if (std::string(argv[i]) == "--help") {
+      std::fputs(mixprec::trainUsage(), stdout);
+      return 0;
+    }
   if (argc < 3) {
     usage(stderr);
     return 1;
