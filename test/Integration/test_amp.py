@@ -80,7 +80,7 @@ def test_loss_scale_rule_step_for_step():
             skipped += 1
             assert trainer.nonfinite_parameters == ["w"]
             # Weights, moments and the step count are bit-identical.
-            for name in ("w", "w.exp_avg", "w.exp_avg_sq",
+            for name in ("w", "train.w.exp_avg", "train.w.exp_avg_sq",
                          "train.step_count"):
                 assert trainer.get(name).tobytes() == before[name], name
         else:

@@ -73,7 +73,7 @@ def train_alongside(trainer, reference, optimizer, x, labels, size, steps,
 
 
 def test_state_and_step_signature(mlp_step):
-    moments = [p + ".momentum_buffer" for p in PARAMETERS]
+    moments = ["train." + p + ".momentum_buffer" for p in PARAMETERS]
     assert [spec.name for spec in mlp_step.state] == \
         PARAMETERS + ["train.step_count"] + moments
     function = mlp_step.functions["train"]
@@ -98,7 +98,7 @@ def test_sgd_momentum_matches_pytorch_for_100_steps(mlp_step, digits):
         np.testing.assert_allclose(trainer.get(name), value.numpy(),
                                    rtol=1e-4, atol=1e-5, err_msg=name)
     np.testing.assert_allclose(
-        trainer.get("fc1_weight.momentum_buffer"),
+        trainer.get("train.fc1_weight.momentum_buffer"),
         optimizer.state[reference[0].weight]["momentum_buffer"].numpy(),
         rtol=1e-4, atol=1e-5)
 
@@ -128,9 +128,9 @@ def test_adamw_matches_pytorch_for_100_steps_on_the_mlp(digits):
         np.testing.assert_allclose(trainer.get(name), value.numpy(),
                                    rtol=1e-4, atol=1e-5, err_msg=name)
     state = optimizer.state[reference[0].weight]
-    np.testing.assert_allclose(trainer.get("fc1_weight.exp_avg"),
+    np.testing.assert_allclose(trainer.get("train.fc1_weight.exp_avg"),
                                state["exp_avg"].numpy(), rtol=1e-4, atol=1e-7)
-    np.testing.assert_allclose(trainer.get("fc1_weight.exp_avg_sq"),
+    np.testing.assert_allclose(trainer.get("train.fc1_weight.exp_avg_sq"),
                                state["exp_avg_sq"].numpy(), rtol=1e-3,
                                atol=1e-10)
 
