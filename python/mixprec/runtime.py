@@ -24,6 +24,24 @@ class ModelError(RuntimeError):
         self.status = status
 
 
+class UnknownFunctionError(ModelError, KeyError):
+    """A function name the model does not have; the message lists the ones
+    it has. A KeyError too, as `model.functions[name]` raises it."""
+
+    def __str__(self):
+        return self.args[0]
+
+
+class _Functions(dict):
+    """The model's functions by name."""
+
+    def __missing__(self, name):
+        raise UnknownFunctionError(
+            "no function named '%s'; the model has %s" % (
+                name, ", ".join(sorted(self)) or "none"),
+            ModelError.NOT_FOUND)
+
+
 class _Tensor(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int),
                 ("rank", ctypes.c_int32),
@@ -110,7 +128,7 @@ class Model:
         if lib.mixprec_abi_version() != ABI_VERSION:
             raise ModelError("%s: ABI version %d, expected %d" % (
                 self.path, lib.mixprec_abi_version(), ABI_VERSION))
-        self.functions = {}
+        self.functions = _Functions()
         for i in range(lib.mixprec_num_functions()):
             raw = lib.mixprec_function_at(i).contents
             function = Function(
@@ -130,12 +148,7 @@ class Model:
     def function(self, name):
         """The function `name`; a ModelError listing the model's functions
         when there is none."""
-        function = self.functions.get(name)
-        if function is None:
-            raise ModelError("no function named '%s'; the model has %s" % (
-                name, ", ".join(sorted(self.functions)) or "none"),
-                ModelError.NOT_FOUND)
-        return function
+        return self.functions[name]
 
     def device_memory(self):
         """(current, peak): the bytes of device memory a CUDA model holds

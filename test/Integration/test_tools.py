@@ -1082,3 +1082,9 @@ def test_python_unknown_function_lists_the_known_ones(mlp_library):
     with pytest.raises(mixprec.ModelError, match="the model has loss, "
                        "predict"):
         model.trainer("train")
+    # Indexing the table says the same, and is still a KeyError.
+    with pytest.raises(KeyError) as error:
+        model.functions["predikt"]
+    assert isinstance(error.value, mixprec.UnknownFunctionError)
+    assert str(error.value) == ("no function named 'predikt'; the model has "
+                                "loss, predict")
