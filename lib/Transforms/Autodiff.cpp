@@ -749,8 +749,8 @@ FailureOr<func::FuncOp> AutodiffPass::buildGradients(TrainStepOp step) {
     InFlightDiagnostic diag =
         step.emitError("mixprec-autodiff: train step @")
         << step.getSymName()
-        << " has no trainable parameter to update: its loss depends on no "
-           "mixprec.parameter";
+        << " has no trainable parameter to update: no mixprec.parameter gets "
+           "a gradient from its loss";
     diag.attachNote(loss.getLoc()) << "the loss";
     return diag;
   }

@@ -77,5 +77,18 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
   %l = mixprec.reduce_sum %x {dims = array<i64: 0>} : tensor<4xf32>
   return %l : tensor<f32>
 }
-// expected-error @+1 {{mixprec-autodiff: train step @train has no trainable parameter to update: its loss depends on no mixprec.parameter}}
+// expected-error @+1 {{mixprec-autodiff: train step @train has no trainable parameter to update: no mixprec.parameter gets a gradient from its loss}}
 mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// The forward reads the parameter, but the loss does not use it.
+mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<4xf32>) -> (tensor<f32>) {
+  %w = mixprec.read @w : tensor<4xf32>
+  // expected-note @+1 {{the loss}}
+  %l = mixprec.reduce_sum %x {dims = array<i64: 0>} : tensor<4xf32>
+  return %l : tensor<f32>
+}
+// expected-error @+1 {{mixprec-autodiff: train step @train has no trainable parameter to update: no mixprec.parameter gets a gradient from its loss}}
+mixprec.train_step @train forward @loss optimizer #mixprec.adam<>
