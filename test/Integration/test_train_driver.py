@@ -319,3 +319,19 @@ def test_resuming_continues_the_schedule_bit_for_bit(setup, tmp_path):
                  resumed)
     assert proc.returncode == 0, proc.stderr
     assert resumed.read_bytes() == full.read_bytes()
+
+
+def test_a_checkpoint_past_the_step_limit_is_refused(setup, tmp_path):
+    library, files = setup
+    trainer = mixprec.Model(library).trainer()
+    trainer.set("train.step_count", np.array(2**62, np.int64))
+    checkpoint = tmp_path / "far.ckpt"
+    trainer.save(checkpoint)
+    proc = train(library, "--data", files["x_train"], "--data",
+                 files["y_train"], "--resume", checkpoint)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert proc.stderr == (
+        "mixprec-run train: error: %s: the checkpoint has taken %d steps and "
+        "skipped 0; each must be from 0 to 1000000000000\n"
+        % (checkpoint, 2**62))

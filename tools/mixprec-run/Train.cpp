@@ -15,6 +15,7 @@
 #include "TrainerABI.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -394,6 +395,15 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
   if (!options.resume.empty()) {
     if (abi.load(trainer, options.resume.c_str()) != MIXPREC_OK)
       return fail(abi.lastError());
+    // Step numbers (and the schedule replayed up to them) stay in range.
+    int64_t applied = abi.stepCount(trainer);
+    int64_t skipped = abi.skippedSteps(trainer);
+    if (applied < 0 || skipped < 0 || applied > kMaxSteps ||
+        skipped > kMaxSteps)
+      return fail(options.resume + ": the checkpoint has taken " +
+                  std::to_string(applied) + " steps and skipped " +
+                  std::to_string(skipped) + "; each must be from 0 to " +
+                  std::to_string(kMaxSteps));
     std::printf("resumed from %s at step %lld\n", options.resume.c_str(),
                 (long long)abi.stepCount(trainer));
   }
