@@ -40,6 +40,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.softmax_cross_entropy", AutocastCategory::FP32},
       {"mixprec.mse", AutocastCategory::FP32},
       {"mixprec.all_finite", AutocastCategory::FP32},
+      {"mixprec.index_check", AutocastCategory::FP32},
       {"mixprec.loss_scale_update", AutocastCategory::FP32},
       {"mixprec.sgd_update", AutocastCategory::FP32},
       {"mixprec.increment", AutocastCategory::FP32},
