@@ -204,6 +204,25 @@ void mapInputs(const mixprec_function &function, bool trainStep,
   }
 }
 
+/// "x: f32[64, 64], labels: i32[64]": the inputs of `function` whose source
+/// is the caller, dim 0 of each batched one shown as `rows` unless kNoRows.
+void callerInputText(const mixprec_function &function, const int32_t *sources,
+                     int64_t rows, char *text, size_t size) {
+  char type[kTypeTextSize];
+  size_t length = 0;
+  text[0] = '\0';
+  for (int32_t i = 0; i < function.num_inputs && length < size; ++i) {
+    const mixprec_tensor_spec &spec = function.inputs[i];
+    if (sources[i] != FromCaller)
+      continue;
+    int written = std::snprintf(text + length, size - length, "%s%s: %s",
+                                length ? ", " : "", spec.name,
+                                formatType(type, sizeof(type), spec.dtype,
+                                           spec.rank, spec.shape, rows));
+    length += written > 0 ? size_t(written) : 0;
+  }
+}
+
 /// The index of the state tensor `<step>.<suffix>`, or -1.
 int32_t stepStateIndex(const char *step, const char *suffix) {
   size_t stepLength = std::strlen(step);
@@ -364,19 +383,9 @@ mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
   for (int32_t i = 0; i < function.num_inputs; ++i)
     expected += trainer->inputSources[i] == FromCaller;
   if (num_batch != expected || (num_batch > 0 && !batch)) {
-    // "x: f32[64, 64], labels: i32[64]"
-    char names[512] = "", type[kTypeTextSize];
-    size_t length = 0;
-    for (int32_t i = 0; i < function.num_inputs; ++i) {
-      const mixprec_tensor_spec &spec = function.inputs[i];
-      if (trainer->inputSources[i] != FromCaller || length >= sizeof(names))
-        continue;
-      int written = std::snprintf(
-          names + length, sizeof(names) - length, "%s%s: %s",
-          length ? ", " : "", spec.name,
-          formatType(type, sizeof(type), spec.dtype, spec.rank, spec.shape));
-      length += written > 0 ? size_t(written) : 0;
-    }
+    char names[512];
+    callerInputText(function, trainer->inputSources, kNoRows, names,
+                    sizeof(names));
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
                         "%s: expects %d batch tensors (%s), got %d%s",
                         function.name, expected, names, num_batch,
@@ -552,12 +561,15 @@ mixprec_status mixprec_trainer_evaluate(mixprec_trainer *trainer,
     for (int32_t i = 0; i < fn.num_inputs; ++i)
       callerInputs += sources[i] == FromCaller;
     if (num_inputs != callerInputs || num_outputs != fn.num_outputs ||
-        (num_inputs && !inputs) || (num_outputs && !outputs))
+        (num_inputs && !inputs) || (num_outputs && !outputs)) {
+      char names[512];
+      callerInputText(fn, sources, count, names, sizeof(names));
       status = mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                            "%s: expects %d inputs and %d outputs, got %d "
-                            "and %d",
-                            fn.name, callerInputs, fn.num_outputs, num_inputs,
-                            num_outputs);
+                            "%s: expects %d inputs (%s) and %d outputs, got "
+                            "%d and %d",
+                            fn.name, callerInputs, names, fn.num_outputs,
+                            num_inputs, num_outputs);
+    }
   }
   // The compiled batch: dim 0 of every batched input and output.
   int64_t batchSize = fn.outputs[0].shape[0];
@@ -616,9 +628,9 @@ mixprec_status mixprec_trainer_evaluate(mixprec_trainer *trainer,
       // A bad label's row is within the chunk: say which rows it holds.
       char message[512];
       std::snprintf(message, sizeof(message), "%s", mixprec_last_error());
-      status = mixprec_fail(status, "%s; in the chunk of rows %lld to %lld",
-                            message, (long long)first,
-                            (long long)(first + rows - 1));
+      status =
+          mixprec_fail(status, "%s; in the chunk of rows %lld to %lld", message,
+                       (long long)first, (long long)(first + rows - 1));
     }
     for (int32_t o = 0; status == MIXPREC_OK && o < fn.num_outputs; ++o) {
       size_t rowBytes = bytesOf(fn.outputs[o]) / size_t(batchSize);

@@ -172,6 +172,9 @@ def state_snapshot(model, trainer):
      "input ('x') must be f32[3 (rows), 5], got f64[3, 5]"),
     (lambda t: t.set("v", np.zeros((5, 6), np.int8)),
      "value ('v') must be f32[5, 6], got i8[5, 6]"),
+    (lambda t: t.evaluate("project", [np.zeros((3, 5), np.float32)]),
+     "project: expects 2 inputs (x: f32[3 (rows), 5], shift: f32[]) and 1 "
+     "outputs, got 1 and 1"),
     (lambda t: t.evaluate("typo", [np.zeros((4, 5), np.float32)]),
      "no function named 'typo'; the model has loss, project, total, train, "
      "train_gradients"),
