@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 namespace {
 
@@ -46,6 +47,24 @@ Counter counters[] = {
     {"cuMemPoolSetAttribute", 0},
     {"cuLaunchKernel", 0},
 };
+
+/// Device memory is host memory that belongs to the context current when
+/// it was allocated: destroying the context frees it, as the driver does.
+struct Context {};
+Context *currentContext;
+std::map<void *, Context *> allocations;
+
+uint64_t allocate(size_t bytes) {
+  void *memory = std::malloc(bytes);
+  allocations[memory] = currentContext;
+  return reinterpret_cast<uint64_t>(memory);
+}
+
+void release(uint64_t pointer) {
+  void *memory = reinterpret_cast<void *>(pointer);
+  allocations.erase(memory);
+  std::free(memory);
+}
 
 void count(const char *entryPoint) {
   for (Counter &counter : counters)
@@ -93,14 +112,28 @@ CUresult cuDeviceGetAttribute(int *value, int, int) {
   return kSuccess;
 }
 CUresult cuCtxCreate_v2(void **context, unsigned, int) {
-  *context = &launched;
+  *context = currentContext = new Context;
   return kSuccess;
 }
-CUresult cuCtxDestroy_v2(void *) {
+CUresult cuCtxDestroy_v2(void *context) {
   count("cuCtxDestroy_v2");
+  auto *destroyed = static_cast<Context *>(context);
+  for (auto it = allocations.begin(); it != allocations.end();)
+    if (it->second == destroyed) {
+      std::free(it->first);
+      it = allocations.erase(it);
+    } else {
+      ++it;
+    }
+  if (currentContext == destroyed)
+    currentContext = nullptr;
+  delete destroyed;
   return kSuccess;
 }
-CUresult cuCtxSetCurrent(void *) { return kSuccess; }
+CUresult cuCtxSetCurrent(void *context) {
+  currentContext = static_cast<Context *>(context);
+  return kSuccess;
+}
 CUresult cuStreamCreate(void **stream, unsigned) {
   *stream = &launched;
   return kSuccess;
@@ -140,12 +173,12 @@ CUresult cuMemAlloc_v2(uint64_t *pointer, size_t bytes) {
   count("cuMemAlloc_v2");
   if (failing("oom"))
     return kOutOfMemory;
-  *pointer = reinterpret_cast<uint64_t>(std::malloc(bytes));
+  *pointer = allocate(bytes);
   return kSuccess;
 }
 CUresult cuMemFree_v2(uint64_t pointer) {
   count("cuMemFree_v2");
-  std::free(reinterpret_cast<void *>(pointer));
+  release(pointer);
   return kSuccess;
 }
 #ifndef FAKE_CUDA_LEGACY
@@ -153,12 +186,12 @@ CUresult cuMemAllocAsync(uint64_t *pointer, size_t bytes, void *) {
   count("cuMemAllocAsync");
   if (failing("oom"))
     return kOutOfMemory;
-  *pointer = reinterpret_cast<uint64_t>(std::malloc(bytes));
+  *pointer = allocate(bytes);
   return kSuccess;
 }
 CUresult cuMemFreeAsync(uint64_t pointer, void *) {
   count("cuMemFreeAsync");
-  std::free(reinterpret_cast<void *>(pointer));
+  release(pointer);
   return kSuccess;
 }
 CUresult cuDeviceGetDefaultMemPool(void **pool, int) {

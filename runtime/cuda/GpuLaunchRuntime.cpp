@@ -252,9 +252,15 @@ void mgpuModuleUnload(void *module) {
       std::free(image);
       break;
     }
-  // The library is going away: so does its context.
-  if (!images && driver)
-    closeDriver();
+  // The library is going away: so do its context and the table of its
+  // allocations.
+  if (!images) {
+    if (driver)
+      closeDriver();
+    std::free(allocations);
+    allocations = nullptr;
+    allocationCapacity = 0;
+  }
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
