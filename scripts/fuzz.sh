@@ -61,7 +61,7 @@ fuzz_target() {
   shopt -u nullglob
   if [ ${#replay[@]} -gt 0 ] &&
     ! sanitizer_env "$fuzzer" "${replay[@]}" >>"$log" 2>&1; then
-    echo "regression input failed" >>"$log"
+    echo "fuzzer: a regression input of test/Fuzz/regressions/$target fails" >>"$log"
     return 1
   fi
   local corpora=("$work/corpus/$target" "$work/seeds/$target")
@@ -75,10 +75,10 @@ fuzz_target() {
 report() {
   local target=$1 result=$2 log=$work/logs/$1.log
   local runs speed coverage
-  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-  speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   coverage=$(grep -o 'cov: [0-9]* ft: [0-9]* corp: [0-9]*/[0-9a-zA-Z]*' "$log" |
-    tail -1)
+    tail -1 || true)
   echo "$target: ${runs:-0} executions in ${seconds} s (${speed:-0}/s), ${coverage:-no coverage}: $result"
 }
 
@@ -106,8 +106,8 @@ for target in "${targets[@]}"; do
   else
     status=1
     report "$target" "FOUND A PROBLEM (log: $work/logs/$target.log, inputs: $work/findings/$target/)"
-    grep -E "^(==[0-9]+==ERROR|SUMMARY|fuzzer:|ir fuzzer:|npy fuzzer:)|runtime error" \
-      "$work/logs/$target.log" | head -5 | sed 's/^/    /'
+    grep -m 5 -E "^(==[0-9]+==ERROR|SUMMARY|fuzzer:|ir fuzzer:|npy fuzzer:)|runtime error" \
+      "$work/logs/$target.log" | sed 's/^/    /'
   fi
 done
 
