@@ -52,6 +52,9 @@ PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 GPUSIM = os.path.abspath(os.path.join(BUILD, "lib", "libmixprec_gpusim.so"))
 
 ODD_SIZES = (1, 2, 3, 5, 7, 11, 13, 17)
+# Past one tile of the CUDA tensor-core GEMM (64 x 64 x 32) and of the CPU's
+# register tiles, by an odd remainder.
+WIDE_SIZES = (33, 65, 67, 97)
 FLOATS = ("f16", "bf16")
 
 
@@ -158,6 +161,10 @@ class Network:
 
     # Random choices that never depend on the function's mode.
     def size(self, choices=ODD_SIZES):
+        """A dim from `choices`; for a layer's width, now and then a wide
+        one."""
+        if choices is ODD_SIZES and self.chance(0.08):
+            return self.rng.choice(WIDE_SIZES)
         return self.rng.choice(choices)
 
     def chance(self, p):
@@ -859,9 +866,9 @@ def generate(seed):
     """The random valid model of `seed`."""
     rng = random.Random(seed)
     sizes = {
-        "batch": rng.choice((1, 2, 3, 4, 5, 7, 8)),
+        "batch": rng.choice((1, 2, 3, 4, 5, 7, 8, 17)),
         "form": rng.choice(("flat", "tokens", "sequence", "image")),
-        "features": rng.choice(ODD_SIZES + (19, 33)),
+        "features": rng.choice(ODD_SIZES + (19, 33, 65)),
         "steps": rng.choice((1, 2, 3, 5, 7)),
         "width": rng.choice((1, 2, 3, 4, 5, 7, 9)),
         "vocab": rng.choice((1, 2, 5, 13, 31)),
