@@ -1008,16 +1008,19 @@ class Task:
                                                          stdin)
 
 
-def pipelines(seed, directory, model_path, gpusim, profile="full"):
+def pipelines(seed, directory, model_path, gpusim, profile="full",
+              tools=None):
     """The tasks of `seed`, as chains run in order (a library is run after
     it is compiled); chains are independent of each other. The "full"
     profile compiles the CPU library in FP32, f16 and bf16 (and sometimes
     unvectorized) and the CUDA one in a random 16-bit precision; "ci"
     compiles the CPU one in FP32 and one 16-bit precision and the CUDA one
-    in the other, so that seeds share the cost."""
+    in the other, so that seeds share the cost. `tools` is the directory
+    of mixprec-opt and mixprec-compile (the build's bin/ by default)."""
     rng = random.Random(seed * 7919 + 1)
-    opt = os.path.join(BUILD, "bin", "mixprec-opt")
-    compile_ = os.path.join(BUILD, "bin", "mixprec-compile")
+    tools = tools or os.path.join(BUILD, "bin")
+    opt = os.path.join(tools, "mixprec-opt")
+    compile_ = os.path.join(tools, "mixprec-compile")
     amp = {"f16": amp_options(rng, "f16"), "bf16": amp_options(rng, "bf16")}
     low = rng.choice(FLOATS)
     chains = []
@@ -1128,7 +1131,7 @@ def _run_chain(seed, chain, timeout, timings):
 
 
 def check(seed, directory=None, jobs=2, gpusim=False, timeout=300,
-          timings=None, profile="full"):
+          timings=None, profile="full", tools=None):
     """Runs every pipeline on the model of `seed`; returns (model, failures).
     Each task's seconds go to `timings` (a dict) if given."""
     timings = {} if timings is None else timings
@@ -1142,7 +1145,8 @@ def check(seed, directory=None, jobs=2, gpusim=False, timeout=300,
             f.write(model.text)
         with open(os.path.join(directory, "spec.json"), "w") as f:
             json.dump(model.spec, f)
-        chains = pipelines(seed, directory, model_path, gpusim, profile)
+        chains = pipelines(seed, directory, model_path, gpusim, profile,
+                           tools)
         with ThreadPoolExecutor(jobs) as pool:
             results = list(pool.map(
                 lambda chain: _run_chain(seed, chain, timeout, timings),

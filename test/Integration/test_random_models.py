@@ -74,3 +74,24 @@ def test_failures_are_classified():
     assert random_models.classify(1, "something went wrong") == \
         "exit 1 without a located diagnostic"
     assert random_models.classify(0, "m.mlir:1:1: warning: w") is None
+
+
+def test_a_crashing_tool_fails_the_check(tmp_path):
+    """check() reports tools that crash: here a mixprec-opt killed by
+    SIGSEGV and a mixprec-compile that dies with an LLVM fatal error."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name, body in (("mixprec-opt", "kill -SEGV $$"),
+                       ("mixprec-compile",
+                        "echo 'LLVM ERROR: out of registers' >&2; exit 1")):
+        (tools / name).write_text("#!/bin/sh\n%s\n" % body)
+        (tools / name).chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    _, failures = random_models.check(3, str(work), tools=str(tools))
+    kinds = {f.task.name: f.kind for f in failures}
+    assert kinds["opt amp f16"] == "crash (signal SIGSEGV)"
+    assert kinds["cpu fp32 compile"] == "crash (LLVM ERROR)"
+    assert all(f.seed == 3 for f in failures)
+    assert "seed 3: cpu fp32 compile: crash (LLVM ERROR)" in str(
+        [f for f in failures if f.task.name == "cpu fp32 compile"][0])
