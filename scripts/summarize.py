@@ -1,7 +1,10 @@
 """Sums the results of every suite into one line: N passed, M failed.
 
-The results directory holds lit.json, pytest.xml and one <name>.gtest.json
-per gtest executable (any number of them, at least one)."""
+The results directory holds lit reports (*lit.json), JUnit XML reports
+(pytest's and the fuzz targets', *.xml) and one <name>.gtest.json per gtest
+executable: those of the normal build, and those of the sanitizer build
+under names of their own (asan-lit.json, <name>.asan.gtest.json, ...). Each
+kind must have at least one report."""
 import json
 import pathlib
 import sys
@@ -58,18 +61,19 @@ def pytest_counts(report):
 def main(results_dir):
     results = pathlib.Path(results_dir)
     passed = failed = skipped = 0
-    suites = [("lit.json", lambda p: lit_counts(json.loads(p.read_text()))),
-              ("*.gtest.json",
+    # (pattern, the report that must be among its files, counter)
+    suites = [("*lit.json", "lit.json",
+               lambda p: lit_counts(json.loads(p.read_text()))),
+              ("*.gtest.json", None,
                lambda p: gtest_counts(json.loads(p.read_text()))),
-              ("pytest.xml",
+              ("*.xml", "pytest.xml",
                lambda p: pytest_counts(ElementTree.parse(p).getroot()))]
-    for pattern, count in suites:
+    for pattern, required, count in suites:
         # Every gtest executable writes its own report; at least one must.
         paths = sorted(results.glob(pattern))
-        if not paths:
-            print(f"missing results: {pattern}", file=sys.stderr)
+        if not paths or (required and not (results / required).exists()):
+            print(f"missing results: {required or pattern}", file=sys.stderr)
             failed += 1
-            continue
         for path in paths:
             try:
                 p, f, s = count(path)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: installs, builds, runs the lit suite and the unit
-# tests, and ends with one line "N passed, M failed" over all of them.
+# The whole test suite: installs, builds, runs the unit tests, the lit suite
+# and the integration tests, then the sanitizer run (the sanitizer build's
+# suites and the fuzz targets), and ends with one line "N passed, M failed"
+# over all of them.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -8,21 +10,45 @@ results=$MIXPREC_BUILD/test-results
 rm -rf "$results" && mkdir -p "$results"
 
 status=0
-# Each gtest executable writes <name>.gtest.json; summarize.py counts every
-# such file. One that crashes before writing its report is recorded as one
-# failure, so a missing report cannot pass silently.
-echo "== unit tests"
-for unittest in MixprecUnitTests MixprecModelRuntimeTests MixprecCudaRuntimeTests \
-    MixprecGpusimTests; do
-  report=$results/$unittest.gtest.json
-  "$MIXPREC_BUILD/unittests/$unittest" --gtest_output="json:$report" ||
-    status=1
-  if [ ! -s "$report" ]; then
-    echo "$unittest: no test report (crashed or missing)" >&2
-    printf '{"name": "%s", "tests": 1, "failures": 1, "errors": 0}\n' \
-      "$unittest" >"$report"
+# run_unit_tests BUILD SUFFIX [WRAPPER...]: each gtest executable of BUILD
+# writes <name>SUFFIX.gtest.json; summarize.py counts every such file. One
+# that crashes before writing its report is recorded as one failure, so a
+# missing report cannot pass silently.
+run_unit_tests() {
+  local build=$1 suffix=$2 unittest report
+  shift 2
+  for unittest in MixprecUnitTests MixprecModelRuntimeTests \
+      MixprecCudaRuntimeTests MixprecGpusimTests; do
+    report=$results/$unittest$suffix.gtest.json
+    "$@" "$build/unittests/$unittest" --gtest_output="json:$report" ||
+      status=1
+    if [ ! -s "$report" ]; then
+      echo "$unittest$suffix: no test report (crashed or missing)" >&2
+      printf '{"name": "%s", "tests": 1, "failures": 1, "errors": 0}\n' \
+        "$unittest" >"$report"
+    fi
+  done
+}
+
+# require_junit REPORT NAME: a stand-in with one failure for a JUnit report
+# that was not written.
+require_junit() {
+  if [ ! -s "$1" ]; then
+    echo "$2: no test report (crashed or missing)" >&2
+    printf '<testsuite><testcase name="%s"><failure/></testcase></testsuite>\n' \
+      "$2" >"$1"
   fi
-done
+}
+
+# The sanitizer tree (docs/testing.md) builds in the background while the
+# normal suites run, which leave a core idle most of the time.
+source "$MIXPREC_ROOT/scripts/sanitized-build.sh"
+sanitized_log=$MIXPREC_BUILD/sanitized-build.log
+(renice -n 10 -p $BASHPID >/dev/null && build_sanitized) >"$sanitized_log" 2>&1 &
+sanitized_build=$!
+
+echo "== unit tests"
+run_unit_tests "$MIXPREC_BUILD" ""
 
 echo "== lit suite"
 "$LLVM_PREFIX/bin/lit" -sv -o "$results/lit.json" "$MIXPREC_BUILD/test" ||
@@ -32,6 +58,53 @@ echo "== integration tests (CPU backend, and CUDA on the GPU simulator, against 
 MIXPREC_BUILD=$MIXPREC_BUILD /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   --junitxml="$results/pytest.xml" "$MIXPREC_ROOT/test/Integration" ||
   status=1
+
+require_junit "$results/pytest.xml" pytest
+
+# The same suites against the sanitizer build, the integration tests
+# limited to those of the tools and the C ABI, and each fuzz target for a
+# bounded time.
+echo "== sanitizer build (ASan + UBSan)"
+if wait "$sanitized_build"; then
+  echo "== unit tests (ASan + UBSan)"
+  run_unit_tests "$MIXPREC_ASAN_BUILD" .asan sanitizer_env
+
+  # These tests check an op order that the host compiler decides: builder
+  # calls passed as arguments of one call run right to left under g++ and
+  # left to right under clang. They run in the normal suite.
+  host_order="Conversion/MixprecToLinalg/(gradients|normalization|reductions|"
+  host_order+="training)|Transforms/Autodiff/adjoints|"
+  host_order+="Transforms/LossScaling/structure"
+  echo "== lit suite (ASan + UBSan)"
+  sanitizer_env "$LLVM_PREFIX/bin/lit" -sv -o "$results/asan-lit.json" \
+    --filter-out "$host_order" "$MIXPREC_ASAN_BUILD/test" || status=1
+
+  # Python is not instrumented: it loads the shared ASan runtime first, and
+  # the libraries and tools it runs share it. Leak checking is off here
+  # only: the interpreter and PyTorch keep their allocations at exit. Two
+  # tests do not apply: a sanitized model library needs the ASan runtime,
+  # so it has undefined symbols outside libc and does not link into a plain
+  # C program.
+  echo "== integration tests of the tools and the C ABI (ASan + UBSan)"
+  not_applicable="test_example_has_no_foreign_undefined_symbols or"
+  not_applicable+=" test_example_header_declares_each_function"
+  ASAN_OPTIONS=detect_leaks=0 MIXPREC_BUILD=$MIXPREC_ASAN_BUILD sanitizer_env \
+    env LD_PRELOAD="$(asan_runtime)" /usr/bin/python3 -m pytest -q \
+    -p no:cacheprovider --junitxml="$results/asan-pytest.xml" \
+    -k "not ($not_applicable)" \
+    "$MIXPREC_ROOT/test/Integration/test_tools.py" \
+    "$MIXPREC_ROOT/test/Integration/test_trainer.py" \
+    "$MIXPREC_ROOT/test/Integration/test_train_driver.py" || status=1
+
+  echo "== fuzz targets (45 s each)"
+  bash "$MIXPREC_ROOT/scripts/fuzz.sh" all 45 \
+    --junit "$results/asan-fuzz.xml" || status=1
+else
+  tail -40 "$sanitized_log" >&2
+  status=1
+fi
+require_junit "$results/asan-pytest.xml" asan-pytest
+require_junit "$results/asan-fuzz.xml" fuzz
 
 /usr/bin/python3 "$MIXPREC_ROOT/scripts/summarize.py" "$results" || status=1
 exit $status
