@@ -101,6 +101,7 @@ if wait "$sanitized_build"; then
     --junit "$results/asan-fuzz.xml" || status=1
 else
   tail -40 "$sanitized_log" >&2
+  require_junit "$results/asan-build.xml" sanitizer-build
   status=1
 fi
 require_junit "$results/asan-pytest.xml" asan-pytest
