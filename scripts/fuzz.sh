@@ -16,7 +16,8 @@ set -euo pipefail
 
 TARGETS=(ir npy checkpoint call)
 usage() {
-  echo "usage: scripts/fuzz.sh <${TARGETS[*]// /|}|all> <seconds> [--junit FILE]" >&2
+  local IFS='|'
+  echo "usage: scripts/fuzz.sh <${TARGETS[*]}|all> <seconds> [--junit FILE]" >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
