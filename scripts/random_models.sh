@@ -11,7 +11,8 @@
 # on the GPU simulator). It prints a line per failing seed (its files are
 # kept), then "N models: P passed, F failed in T s; failing seeds: ..."
 # and the seconds each pipeline took; it exits 1 if a model failed.
-# `test/Integration/random_models.py check SEED --gpusim` reruns one seed.
+# `test/Integration/random_model_pipelines.py check SEED --gpusim` reruns
+# one seed.
 set -euo pipefail
 usage() {
   echo "usage: scripts/random_models.sh N [FIRST_SEED]" >&2
@@ -28,5 +29,5 @@ export PATH=$PATH:/usr/local/cuda/bin
 
 echo "== random models: seeds $first .. $((first + count - 1))"
 MIXPREC_BUILD=$MIXPREC_BUILD /usr/bin/python3 \
-  "$MIXPREC_ROOT/test/Integration/random_models.py" campaign \
+  "$MIXPREC_ROOT/test/Integration/random_model_pipelines.py" campaign \
   --count "$count" --start "$first" --jobs "$(nproc)" --gpusim --keep

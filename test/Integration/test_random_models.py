@@ -1,4 +1,5 @@
-"""Random valid models (random_models.py) through every pipeline: mixprec-opt
+"""Random valid models (random_models.py) through every pipeline
+(random_model_pipelines.py): mixprec-opt
 with the training passes (AMP in f16 and bf16 with random options, autocast
 with random options and the reports, autodiff with exposed state; each output
 parsed again), mixprec-compile for the CPU in FP32 and a 16-bit precision
@@ -7,13 +8,14 @@ eval functions of each CPU library, and of the CUDA library on the GPU
 simulator where it is built. One test per seed; any crash, rejected model or
 failed run fails it with the seed and the model's text.
 
-A seed is reproduced with `random_models.py check SEED --gpusim`, and
-scripts/random_models.sh runs longer campaigns."""
+A seed is reproduced with `random_model_pipelines.py check SEED --gpusim`,
+and scripts/random_models.sh runs longer campaigns."""
 import os
 import re
 
 import pytest
 
+import random_model_pipelines
 import random_models
 
 # 32 models keep this module between 1.5 and 2.5 minutes on two cores; they
@@ -23,10 +25,10 @@ SEEDS = range(32)
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_model(seed, tmp_path):
-    model, failures = random_models.check(
+    model, failures = random_model_pipelines.check(
         seed, str(tmp_path), jobs=os.cpu_count() or 2, gpusim=True,
         profile="ci")
-    assert not failures, "%s\n\nthe model (random_models.py generate %d):" \
+    assert not failures, "%s\n\nthe model (random_models.py %d):" \
         "\n%s" % ("\n\n".join(str(f) for f in failures), seed, model.text)
 
 
@@ -62,18 +64,18 @@ def test_failures_are_classified():
     """The classification the tests rely on: a signal, an assertion or an
     LLVM fatal error is a crash; a located diagnostic is a rejection; a
     bare non-zero exit is neither."""
-    assert random_models.classify(-11, "") == "crash (signal SIGSEGV)"
-    assert random_models.classify(
+    assert random_model_pipelines.classify(-11, "") == "crash (signal SIGSEGV)"
+    assert random_model_pipelines.classify(
         1, "LLVM ERROR: out of memory").startswith("crash")
-    assert random_models.classify(
+    assert random_model_pipelines.classify(
         134, "mixprec-opt: Foo.cpp:12: Assertion `x' failed.").startswith(
             "crash")
-    assert random_models.classify(
+    assert random_model_pipelines.classify(
         1, "m.mlir:3:5: error: 'mixprec.add' op bad").startswith(
             "valid model rejected")
-    assert random_models.classify(1, "something went wrong") == \
+    assert random_model_pipelines.classify(1, "something went wrong") == \
         "exit 1 without a located diagnostic"
-    assert random_models.classify(0, "m.mlir:1:1: warning: w") is None
+    assert random_model_pipelines.classify(0, "m.mlir:1:1: warning: w") is None
 
 
 def test_a_crashing_tool_fails_the_check(tmp_path):
@@ -88,7 +90,8 @@ def test_a_crashing_tool_fails_the_check(tmp_path):
         (tools / name).chmod(0o755)
     work = tmp_path / "work"
     work.mkdir()
-    _, failures = random_models.check(3, str(work), tools=str(tools))
+    _, failures = random_model_pipelines.check(3, str(work),
+                                               tools=str(tools))
     kinds = {f.task.name: f.kind for f in failures}
     assert kinds["opt amp f16"] == "crash (signal SIGSEGV)"
     assert kinds["cpu fp32 compile"] == "crash (LLVM ERROR)"
