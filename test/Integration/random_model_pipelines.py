@@ -84,11 +84,12 @@ def losses_rule(options):
 
 
 class Task:
-    """One command of a model's pipelines."""
+    """One command of a model's pipelines; `trains` marks the runs of a
+    library (run_library in a subprocess)."""
 
-    def __init__(self, name, command, env=None, stdin=None):
-        self.name, self.command, self.env, self.stdin = (name, command, env,
-                                                         stdin)
+    def __init__(self, name, command, env=None, trains=False):
+        self.name, self.command, self.env, self.trains = (name, command, env,
+                                                          trains)
 
 
 def pipelines(seed, directory, model_path, gpusim, profile="full",
@@ -143,7 +144,8 @@ def pipelines(seed, directory, model_path, gpusim, profile="full",
                             [compile_, model_path, "-o", library, *options]),
                        Task(name + " run", runner + [
                            library, spec_path, str(seed),
-                           "--losses=" + losses_rule(options)])])
+                           "--losses=" + losses_rule(options)],
+                           trains=True)])
     if os.path.exists(PTXAS):
         library = os.path.join(directory, "libcuda.so")
         chain = [Task("cuda amp %s compile" % cuda,
@@ -156,7 +158,7 @@ def pipelines(seed, directory, model_path, gpusim, profile="full",
                               runner + [library, spec_path, str(seed),
                                         "--steps", "2", "--losses=" +
                                         losses_rule(["--amp=" + amp[cuda]])],
-                              env={"MIXPREC_LIBCUDA": GPUSIM}))
+                              env={"MIXPREC_LIBCUDA": GPUSIM}, trains=True))
         chains.append(chain)
     return chains
 
@@ -208,6 +210,9 @@ def _run_chain(seed, chain, timeout, timings):
             timings[task.name] = time.time() - start
         output = proc.stdout[-4000:] + proc.stderr[-8000:]
         kind = classify(proc.returncode, proc.stderr)
+        if kind and task.trains and not kind.startswith("crash"):
+            # The runner's own checks failed (an error status, a loss).
+            kind = "training failed (exit %d)" % proc.returncode
         if kind:
             return Failure(seed, task, kind, output)
     return None

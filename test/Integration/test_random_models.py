@@ -98,3 +98,23 @@ def test_a_crashing_tool_fails_the_check(tmp_path):
     assert all(f.seed == 3 for f in failures)
     assert "seed 3: cpu fp32 compile: crash (LLVM ERROR)" in str(
         [f for f in failures if f.task.name == "cpu fp32 compile"][0])
+
+
+def test_a_library_that_cannot_train_fails_the_check(tmp_path):
+    """A compiled library the runner cannot train (here a file that is no
+    library) is a training failure, named by its pipeline."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "mixprec-opt").write_text("#!/bin/sh\nexit 0\n")
+    (tools / "mixprec-compile").write_text(
+        '#!/bin/sh\nwhile [ "$1" != -o ]; do shift; done\n'
+        'echo "not a library" > "$2"\n')
+    for tool in tools.iterdir():
+        tool.chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    _, failures = random_model_pipelines.check(3, str(work),
+                                               tools=str(tools))
+    kinds = {f.task.name: f.kind for f in failures}
+    assert kinds["cpu fp32 run"] == "training failed (exit 1)", kinds
+    assert kinds["cpu amp f16 run"] == "training failed (exit 1)", kinds
