@@ -144,13 +144,18 @@ private:
   }
 
   static int64_t pickDim(FuzzedDataProvider &fdp, int64_t want) {
+    // `want` may be any int64_t (evaluate's row count): no overflow.
+    int64_t near;
     switch (fdp.ConsumeIntegralInRange<uint8_t>(0, 7)) {
     case 4:
-      return want + fdp.ConsumeIntegralInRange<int64_t>(-2, 2);
+      return __builtin_add_overflow(
+                 want, fdp.ConsumeIntegralInRange<int64_t>(-2, 2), &near)
+                 ? want
+                 : near;
     case 5:
       return 0;
     case 6:
-      return -want;
+      return __builtin_sub_overflow(int64_t(0), want, &near) ? want : near;
     case 7:
       return fdp.ConsumeIntegral<int64_t>();
     default:
