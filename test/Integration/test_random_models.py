@@ -1,12 +1,12 @@
 """Random valid models (random_models.py) through every pipeline
-(random_model_pipelines.py): mixprec-opt
-with the training passes (AMP in f16 and bf16 with random options, autocast
-with random options and the reports, autodiff with exposed state; each output
-parsed again), mixprec-compile for the CPU in FP32 and a 16-bit precision
-and for CUDA in the other (ptxas assembles it), a few trainer steps and the
-eval functions of each CPU library, and of the CUDA library on the GPU
-simulator where it is built. One test per seed; any crash, rejected model or
-failed run fails it with the seed and the model's text.
+(random_model_pipelines.py): mixprec-opt with the training passes (AMP in
+f16 and bf16 with random options, autocast with random options and the
+reports, autodiff with exposed state; each output parsed again),
+mixprec-compile for the CPU in FP32 and a 16-bit precision and for CUDA in
+the other (ptxas assembles it), a few trainer steps and the eval functions
+of each CPU library, and of the CUDA library on the GPU simulator where it
+is built. One test per seed; any crash, rejected model or failed training
+run fails it with the seed and the model's text.
 
 A seed is reproduced with `random_model_pipelines.py check SEED --gpusim`,
 and scripts/random_models.sh runs longer campaigns."""
