@@ -36,8 +36,10 @@ int32_t stateIndex(const char *name) {
 
 int32_t stateIndex(const char *name, size_t length) {
   for (int32_t i = 0; i < mixprec_model_num_states; ++i) {
+    // `name` may hold a NUL (a checkpoint's bytes): lengths first.
     const char *candidate = mixprec_model_states[i].spec->name;
-    if (std::strncmp(candidate, name, length) == 0 && candidate[length] == '\0')
+    if (std::strlen(candidate) == length &&
+        std::memcmp(candidate, name, length) == 0)
       return i;
   }
   return -1;
