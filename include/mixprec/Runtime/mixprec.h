@@ -29,7 +29,14 @@ extern "C" {
 
 #define MIXPREC_ABI_VERSION 2
 
-typedef enum mixprec_dtype {
+/* A dtype field holds any 32-bit value a caller or a file puts there; in C++
+ * the fixed underlying type makes every such value one the runtime may read
+ * (and reject) without undefined behaviour. */
+typedef enum mixprec_dtype
+#ifdef __cplusplus
+    : int32_t
+#endif
+{
   MIXPREC_F32 = 0,
   MIXPREC_F16 = 1,
   MIXPREC_BF16 = 2,
@@ -131,8 +138,9 @@ mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
 void mixprec_trainer_destroy(mixprec_trainer *trainer);
 
 /* One optimizer step on one batch (the step's batch inputs, in order) at
- * learning rate `lr`; the step's loss goes to `*loss` unless it is null. The
- * RNG offset advances by one per step. On failure the state is unchanged. */
+ * learning rate `lr`, which must be finite and >= 0 (MIXPREC_INVALID_ARGUMENT
+ * otherwise); the step's loss goes to `*loss` unless it is null. The RNG
+ * offset advances by one per step. On failure the state is unchanged. */
 mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
                                     const mixprec_tensor *batch,
                                     int32_t num_batch, float lr, float *loss);
