@@ -3,10 +3,12 @@
 # installs those that are missing (as root, or through sudo). Sourced by
 # setup.sh and sanitized-build.sh.
 
-# Building and testing.
+# Building and testing; clang-format-22 is the version that
+# scripts/check-format.sh pins.
 MIXPREC_PACKAGES=(cmake ninja-build g++ libgtest-dev
                   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-                  python3-numpy python3-pytest python3-torch python3-sklearn)
+                  python3-numpy python3-pytest python3-torch python3-sklearn
+                  clang-format-22)
 # The sanitizer build and the fuzzers, besides.
 SANITIZER_PACKAGES=(clang-22 libclang-rt-22-dev)
 
