@@ -1,4 +1,4 @@
-//===- KnownAttributesTest.cpp - strict attribute names (design.md §6) ----===//
+//===- KnownAttributesTest.cpp - strict attributes (docs/design.md §6) ----===//
 //
 // Every op of the dialect rejects unknown unprefixed attributes: the
 // KnownAttributesOnly trait comes from the ODS base class, so an op defined

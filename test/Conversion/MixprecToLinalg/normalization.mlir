@@ -1,8 +1,8 @@
 // RUN: mixprec-opt %s -split-input-file --convert-mixprec-to-linalg | FileCheck %s
 // RUN: mixprec-opt %s -split-input-file --convert-mixprec-to-linalg | FileCheck %s --check-prefix=ROUND
 
-// ROUND checks that a 16-bit result is rounded exactly once (docs/design.md
-// §4): one truncf per 16-bit result, none anywhere else.
+// ROUND checks that a 16-bit result is rounded exactly once
+// (docs/design.md §4): one truncf per 16-bit result, none anywhere else.
 
 // Numerically stable softmax: an f32 row max (from -inf, NaN-propagating),
 // an f32 sum of exp(x - max), and one rounding to f16 at the store.

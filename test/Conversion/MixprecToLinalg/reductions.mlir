@@ -1,8 +1,8 @@
 // RUN: mixprec-opt %s -split-input-file --convert-mixprec-to-linalg | FileCheck %s
 // RUN: mixprec-opt %s -split-input-file --convert-mixprec-to-linalg | FileCheck %s --check-prefix=ROUND
 
-// ROUND checks that a 16-bit result is rounded exactly once (docs/design.md
-// §4), after the f32 accumulation.
+// ROUND checks that a 16-bit result is rounded exactly once
+// (docs/design.md §4), after the f32 accumulation.
 
 // A 16-bit sum accumulates in f32, rounds once, then gets its unit dims back.
 
