@@ -13,11 +13,15 @@ LLVM_PREFIX=/usr/lib/llvm-22
 
 build_sanitized() {
   install_packages "${MIXPREC_PACKAGES[@]}" "${SANITIZER_PACKAGES[@]}"
+  # MIXPREC_WERROR as in setup.sh.
+  local werror=(${MIXPREC_WERROR:+-DMIXPREC_WERROR=$MIXPREC_WERROR})
   if [ ! -f "$MIXPREC_ASAN_BUILD/build.ninja" ]; then
     cmake -G Ninja -S "$MIXPREC_ROOT" -B "$MIXPREC_ASAN_BUILD" \
-      -DCMAKE_BUILD_TYPE=Release -DMIXPREC_SANITIZE=ON \
+      -DCMAKE_BUILD_TYPE=Release -DMIXPREC_SANITIZE=ON "${werror[@]}" \
       -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
       -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" >/dev/null
+  elif [ ${#werror[@]} -gt 0 ]; then
+    cmake -S "$MIXPREC_ROOT" -B "$MIXPREC_ASAN_BUILD" "${werror[@]}" >/dev/null
   fi
   ninja -C "$MIXPREC_ASAN_BUILD" "$@"
 }

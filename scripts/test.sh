@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: installs, builds, runs the unit tests, the lit suite
-# and the integration tests, then the sanitizer run (the sanitizer build's
-# suites and the fuzz targets), and ends with one line "N passed, M failed"
-# over all of them.
+# The whole test suite: installs, builds, checks the format (clang-format),
+# runs the lit suite with the unit tests and the integration tests, then the
+# sanitizer run (the sanitizer build's suites and the fuzz targets), and ends
+# with one line "N passed, M failed" over all of them. MIXPREC_WERROR=ON
+# (.ci/run sets it) builds both trees with -Werror.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -10,25 +11,6 @@ results=$MIXPREC_BUILD/test-results
 rm -rf "$results" && mkdir -p "$results"
 
 status=0
-# run_unit_tests BUILD SUFFIX [WRAPPER...]: each gtest executable of BUILD
-# writes <name>SUFFIX.gtest.json; summarize.py counts every such file. One
-# that crashes before writing its report is recorded as one failure, so a
-# missing report cannot pass silently.
-run_unit_tests() {
-  local build=$1 suffix=$2 unittest report
-  shift 2
-  for unittest in MixprecUnitTests MixprecModelRuntimeTests \
-      MixprecCudaRuntimeTests MixprecGpusimTests; do
-    report=$results/$unittest$suffix.gtest.json
-    "$@" "$build/unittests/$unittest" --gtest_output="json:$report" ||
-      status=1
-    if [ ! -s "$report" ]; then
-      echo "$unittest$suffix: no test report (crashed or missing)" >&2
-      printf '{"name": "%s", "tests": 1, "failures": 1, "errors": 0}\n' \
-        "$unittest" >"$report"
-    fi
-  done
-}
 
 # require_junit REPORT NAME: a stand-in with one failure for a JUnit report
 # that was not written.
@@ -40,6 +22,24 @@ require_junit() {
   fi
 }
 
+# junit_check REPORT NAME COMMAND...: runs COMMAND as one test case named
+# NAME, which fails when COMMAND does.
+junit_check() {
+  local report=$1 name=$2
+  shift 2
+  if "$@"; then
+    printf '<testsuite><testcase name="%s"/></testsuite>\n' "$name" >"$report"
+  else
+    printf '<testsuite><testcase name="%s"><failure/></testcase></testsuite>\n' \
+      "$name" >"$report"
+    status=1
+  fi
+}
+
+echo "== clang-format"
+junit_check "$results/format.xml" clang-format \
+  bash "$MIXPREC_ROOT/scripts/check-format.sh"
+
 # The sanitizer tree (docs/testing.md) builds in the background while the
 # normal suites run, which leave a core idle most of the time.
 source "$MIXPREC_ROOT/scripts/sanitized-build.sh"
@@ -47,12 +47,11 @@ sanitized_log=$MIXPREC_BUILD/sanitized-build.log
 (renice -n 10 -p $BASHPID >/dev/null && build_sanitized) >"$sanitized_log" 2>&1 &
 sanitized_build=$!
 
-echo "== unit tests"
-run_unit_tests "$MIXPREC_BUILD" ""
-
-echo "== lit suite"
-"$LLVM_PREFIX/bin/lit" -sv -o "$results/lit.json" "$MIXPREC_BUILD/test" ||
-  status=1
+# lit runs the gtest executables too (unittests/lit.cfg.py) and reports
+# each of their tests; one that crashes fails.
+echo "== lit suite and unit tests"
+"$LLVM_PREFIX/bin/lit" -sv -o "$results/lit.json" "$MIXPREC_BUILD/test" \
+  "$MIXPREC_BUILD/unittests" || status=1
 
 echo "== integration tests (CPU backend, and CUDA on the GPU simulator, against PyTorch)"
 MIXPREC_BUILD=$MIXPREC_BUILD /usr/bin/python3 -m pytest -q -p no:cacheprovider \
@@ -66,18 +65,16 @@ require_junit "$results/pytest.xml" pytest
 # bounded time.
 echo "== sanitizer build (ASan + UBSan)"
 if wait "$sanitized_build"; then
-  echo "== unit tests (ASan + UBSan)"
-  run_unit_tests "$MIXPREC_ASAN_BUILD" .asan sanitizer_env
-
   # These tests check an op order that the host compiler decides: builder
   # calls passed as arguments of one call run right to left under g++ and
   # left to right under clang. They run in the normal suite.
   host_order="Conversion/MixprecToLinalg/(gradients|normalization|reductions|"
   host_order+="training)|Transforms/Autodiff/adjoints|"
   host_order+="Transforms/LossScaling/structure"
-  echo "== lit suite (ASan + UBSan)"
+  echo "== lit suite and unit tests (ASan + UBSan)"
   sanitizer_env "$LLVM_PREFIX/bin/lit" -sv -o "$results/asan-lit.json" \
-    --filter-out "$host_order" "$MIXPREC_ASAN_BUILD/test" || status=1
+    --filter-out "$host_order" "$MIXPREC_ASAN_BUILD/test" \
+    "$MIXPREC_ASAN_BUILD/unittests" || status=1
 
   # Python is not instrumented: it loads the shared ASan runtime first, and
   # the libraries and tools it runs share it. Leak checking is off here
