@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mixprec/Target/CPU/ModelABI.h"
+#include "mixprec/ModelABI/ModelABI.h"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
-#include "mixprec/Transforms/AmpPipeline.h"
+#include "mixprec/Pipelines/AmpPipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -13,13 +13,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mixprec/Codegen/Passes.h"
 #include "mixprec/Conversion/Passes.h"
-#include "mixprec/Conversion/Pipelines.h"
+#include "mixprec/Pipelines/Pipelines.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
-#include "mixprec/Target/CPU/ModelABI.h"
-#include "mixprec/Target/CPU/SourceNames.h"
+#include "mixprec/ModelABI/ModelABI.h"
+#include "mixprec/ModelABI/SourceNames.h"
+#include "mixprec/Target/CPU/ObjectEmitter.h"
 #include "mixprec/Target/CUDA/KernelAssembler.h"
-#include "mixprec/Transforms/AmpPipeline.h"
+#include "mixprec/Pipelines/AmpPipeline.h"
 #include "mixprec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -208,6 +210,7 @@ int main(int argc, char **argv) {
   // The CPU pipeline is assembled from upstream passes by name.
   registerAllPasses();
   mixprec::registerMixprecConversionPasses();
+  mixprec::registerMixprecCodegenPasses();
   DialectRegistry registry;
   registry.insert<mixprec::MixprecDialect>();
   registerAllDialects(registry);

@@ -6,10 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mixprec/Codegen/Passes.h"
 #include "mixprec/Conversion/Passes.h"
-#include "mixprec/Conversion/Pipelines.h"
+#include "mixprec/Pipelines/Pipelines.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
-#include "mixprec/Transforms/AmpPipeline.h"
+#include "mixprec/Pipelines/AmpPipeline.h"
 #include "mixprec/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -23,6 +24,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mixprec::registerMixprecConversionPasses();
+  mixprec::registerMixprecCodegenPasses();
   mixprec::registerCPUPipeline();
   mixprec::registerCUDAPipeline();
   mixprec::registerMixprecTransformsPasses();

@@ -1,6 +1,6 @@
 //===- ObjectEmitter.cpp - LLVM dialect to an optimized object file -------===//
 
-#include "mixprec/Target/CPU/ModelABI.h"
+#include "mixprec/Target/CPU/ObjectEmitter.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"

@@ -1,0 +1,424 @@
+//===- Passes.td - bufferized code to loops and kernels ----*- tablegen -*-===//
+//
+// The codegen passes: after bufferization, the CPU backend tiles,
+// vectorizes and outlines loop nests; the CUDA backend maps them to kernels
+// and the contractions to tensor-core GEMMs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXPREC_CODEGEN_PASSES_TD
+#define MIXPREC_CODEGEN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def MixprecCopiesToLoops : Pass<"mixprec-copies-to-loops"> {
+  let summary = "Turn memref.copy into linalg.copy";
+  let description = [{
+    Bufferization copies into strided views (for example when a
+    `tensor.pad` is materialized). `finalize-memref-to-llvm` lowers such a
+    `memref.copy` to a call to `memrefCopy` from MLIR's C runner utilities,
+    which compiled models must not depend on. As `linalg.copy`, the copy
+    becomes a loop nest instead.
+
+    ```mlir
+    memref.copy %src, %view : memref<8x8xf32> to memref<8x8xf32, strided<[10, 1], offset: 11>>
+    ```
+    becomes
+    ```mlir
+    linalg.copy ins(%src : memref<8x8xf32>) outs(%view : memref<8x8xf32, strided<[10, 1], offset: 11>>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def MixprecSplitDeallocs : Pass<"mixprec-split-deallocs"> {
+  let summary = "Split deallocations of distinct fresh allocations, in "
+                "linear time";
+  let description = [{
+    Ownership-based deallocation frees a block's buffers in one
+    `bufferization.dealloc` at its end: for a train step, one op with every
+    temporary of the step. `buffer-deallocation-simplification` splits it
+    by asking alias analysis about every pair of its memrefs, a cost that
+    grows with the square of the model's size. A dealloc that retains
+    nothing and frees only distinct `memref.alloc` results needs no such
+    question (fresh allocations never alias) and becomes one dealloc per
+    allocation, each on its own condition. Run it between
+    `ownership-based-buffer-deallocation` and the simplification.
+
+    ```mlir
+    bufferization.dealloc (%a, %b : memref<4xf32>, memref<8xf32>) if (%true, %c)
+    ```
+    becomes
+    ```mlir
+    bufferization.dealloc (%a : memref<4xf32>) if (%true)
+    bufferization.dealloc (%b : memref<8xf32>) if (%c)
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def MixprecDistinctResults
+    : Pass<"mixprec-distinct-results", "::mlir::func::FuncOp"> {
+  let summary = "Copy values that a function returns more than once";
+  let description = [{
+    Every result of a compiled function becomes a caller-allocated
+    out-parameter (`buffer-results-to-out-params`), which needs a buffer of
+    its own per result. A value returned twice is copied for each repeat.
+
+    ```mlir
+    return %y, %y : tensor<4xf32>, tensor<4xf32>
+    ```
+    becomes
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %c = linalg.copy ins(%y : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    return %y, %c : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
+                                   "::mlir::func::FuncOp"> {
+  let summary = "Tile linalg contractions on tensors into vectorized register "
+                "tiles";
+  let description = [{
+    Every linalg contraction on tensors with static shapes whose body is
+    `out + cast(a) * cast(b)`, each cast an exact widening to the
+    accumulator's type (`arith.extf`) or none (linalg.matmul,
+    linalg.batch_matmul, linalg.contract, and any linalg.generic that
+    `linalg::isaContractionOpInterface` accepts with such a body, e.g. the
+    f16/bf16 contractions of mixprec.matmul/linear/batch_matmul with an f32
+    accumulator), becomes `scf.for` loops over register tiles whose body is
+    one `vector.contract`:
+
+    1. it is rewritten as one `linalg.contract` with the same indexing maps;
+       16-bit inputs are first widened to the accumulator's type in a copy
+       (`widen-inputs`; exact, and always when the two inputs' types
+       differ), and a RHS read with a reduction dim innermost (the weight of
+       mixprec.linear) is copied once with its innermost n dim innermost
+       (`pack-transposed`): O(size of the operand) against the
+       contraction's O(m*n*k), and every k step of the kernel then loads one
+       contiguous row of the RHS and broadcasts scalars of the LHS;
+    2. `scf::tileUsingSCF` tiles the innermost m, n and k dims (as
+       `linalg::inferContractionDims` finds them) by `tile-m`, `tile-n` and
+       `tile-k`, every other dim by 1 (a dim no larger than its tile is not
+       tiled); loops run batch, m, n, then k innermost;
+    3. with `peel` (the default) the last, partial iteration of every tiled
+       loop is peeled off (`scf::peelForLoopAndSimplifyBounds`), so every
+       tile, full or remainder, has a static shape and needs no mask;
+       without it, remainder tiles are vectorized with masks at the tile
+       sizes;
+    4. `linalg::vectorize` turns each tile into `vector.transfer_read`s, one
+       `vector.contract` and a `vector.transfer_write`; unit dims (batch)
+       leave the vectors, slices fold into the transfers, and the
+       accumulator's read/write pair is hoisted out of the k loop, so the
+       tile stays in registers for the whole reduction.
+
+    Results are exact for every shape: masks or peeled tiles cover the
+    remainders. Products and sums are f32 (or the accumulator's type) as in
+    the op; no fast-math flag is added (docs/design.md §4). The CPU
+    pipeline lowers `vector.contract` to outer products, i.e. scalar
+    broadcasts and vector FMAs (`llvm.intr.fmuladd`). Dynamic shapes and
+    other ops are left alone (they become loops).
+
+    ```mlir
+    %r = linalg.matmul ins(%a, %b : tensor<37x53xf16>, tensor<53x29xf16>)
+                       outs(%acc : tensor<37x29xf32>) -> tensor<37x29xf32>
+    ```
+    becomes, with `tile-m=8 tile-n=32 tile-k=1` (n = 29 is not tiled;
+    m = 37 = 4 * 8 + 5 is peeled):
+    ```mlir
+    %aw = linalg.generic ... ins(%a : tensor<37x53xf16>) outs(... : tensor<37x53xf32>) // arith.extf
+    %bw = linalg.generic ... ins(%b : tensor<53x29xf16>) outs(... : tensor<53x29xf32>) // arith.extf
+    %0 = scf.for %i = %c0 to %c32 step %c8 iter_args(%t = %acc) -> (tensor<37x29xf32>) {
+      %c = vector.transfer_read %t[%i, %c0], %zero : tensor<37x29xf32>, vector<8x29xf32>
+      %s = scf.for %k = %c0 to %c53 step %c1 iter_args(%v = %c) -> (vector<8x29xf32>) {
+        %x = vector.transfer_read %aw[%i, %k], %zero : tensor<37x53xf32>, vector<8x1xf32>
+        %y = vector.transfer_read %bw[%k, %c0], %zero : tensor<53x29xf32>, vector<29xf32>
+        %yb = vector.broadcast %y : vector<29xf32> to vector<1x29xf32>
+        %p = vector.contract {...} %x, %yb, %v : vector<8x1xf32>, vector<1x29xf32> into vector<8x29xf32>
+        scf.yield %p : vector<8x29xf32>
+      }
+      %w = vector.transfer_write %s, %t[%i, %c0] : vector<8x29xf32>, tensor<37x29xf32>
+      scf.yield %w : tensor<37x29xf32>
+    }
+    // The same for the 5-row remainder tile at row 32, with vector<5x29xf32>.
+    ```
+  }];
+  let options = [
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
+           "Tile size of the innermost m (LHS-only parallel) dim">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"32",
+           "Tile size of the innermost n (RHS-only parallel) dim">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"1",
+           "Tile size of the innermost k (reduction) dim">,
+    Option<"peel", "peel", "bool", /*default=*/"true",
+           "Peel partial tiles (static shapes) instead of masking them">,
+    Option<"packTransposed", "pack-transposed", "bool", /*default=*/"true",
+           "Copy a RHS with a reduction dim innermost into a layout with its "
+           "n dim innermost">,
+    Option<"widenInputs", "widen-inputs", "bool", /*default=*/"true",
+           "Widen 16-bit inputs to the accumulator type in a copy (exact) "
+           "before the contraction">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::ub::UBDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def MixprecOutlineLoopNests
+    : Pass<"mixprec-outline-loop-nests", "::mlir::ModuleOp"> {
+  let summary = "Move each loop nest into a function of its own, shared by "
+                "every identical nest";
+  let description = [{
+    After bufferization, every loop nest of a function (a linalg op on
+    memrefs, or a loop such as the register tiles of
+    `--mixprec-tile-and-vectorize`) becomes a call of a private, `no_inline`
+    function. Nests that are the same op for op, on the same types, call
+    one function: a model whose layers repeat compiles one layer's nests
+    once, and LLVM optimizes many small functions instead of one function
+    as large as the model (its cost grows faster than linearly with a
+    function's size). Nests inside other regions (the `scf.if` of a guarded
+    update) are outlined where they stand.
+
+    The function takes the nest's operands and the values it uses from
+    above; index and vector constants are cloned into it, so loop bounds and
+    shapes stay static, while scalar constants (a dropout stream, a scale)
+    are arguments, so nests that differ only in such a constant are shared.
+    The code inside is unchanged: every rounding point stays where it was.
+
+    ```mlir
+    func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {
+      linalg.generic {...} ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {...}
+      linalg.generic {...} ins(%b : memref<4xf32>) outs(%a : memref<4xf32>) {...}
+      return
+    }
+    ```
+    becomes, when the two generics are the same,
+    ```mlir
+    func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {
+      call @f_loops_0(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+      call @f_loops_0(%b, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+      return
+    }
+    func.func private @f_loops_0(%0: memref<4xf32>, %1: memref<4xf32>)
+        attributes {passthrough = ["noinline"]} {
+      linalg.generic {...} ins(%0 : memref<4xf32>) outs(%1 : memref<4xf32>) {...}
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"share", "share", "bool", /*default=*/"true",
+           "Call one function for every structurally identical nest">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// CUDA backend
+//===----------------------------------------------------------------------===//
+
+def MixprecFuseElementwise
+    : Pass<"mixprec-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise linalg ops on tensors";
+  let description = [{
+    A `linalg.generic` that computes elementwise (all loops parallel) and
+    whose result has one user, an elementwise op too, is fused into that
+    user (`linalg::populateElementwiseOpsFusionPatterns`): a chain becomes
+    one op, so the CUDA backend runs it as one kernel and keeps no buffer
+    between its links. Each body is inlined unchanged, casts included, so
+    the rounding points of the mixprec IR stay (docs/design.md §4).
+    Contractions and reductions take no producer: their multiply-accumulate
+    bodies are what `--mixprec-gpu-tensor-core-gemm` matches.
+
+    ```mlir
+    %e = linalg.generic {...} ins(%x : tensor<64x128xf32>) outs(...) {
+      ^bb0(%a: f32, %o: f32):
+        %t = math.exp %a : f32
+        linalg.yield %t : f32
+    } -> tensor<64x128xf32>
+    %r = linalg.generic {...} ins(%e, %y : ...) outs(...) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %t = arith.mulf %a, %b : f32
+        linalg.yield %t : f32
+    } -> tensor<64x128xf32>
+    ```
+    becomes one `linalg.generic` over `%x` and `%y` whose body computes
+    `exp(x) * y`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def MixprecGpuTensorCoreGemm
+    : Pass<"mixprec-gpu-tensor-core-gemm", "::mlir::ModuleOp"> {
+  let summary = "Run 16-bit contractions as tensor-core (mma.sync) kernels";
+  let description = [{
+    Replaces every linalg op on memrefs, at the top level of a host
+    function, whose body is a multiply-accumulate of two f16 (or two bf16)
+    inputs into an f32 output -- `linalg.matmul`, `linalg.batch_matmul`,
+    `linalg.conv_2d_*` (an implicit GEMM), and the generic contractions of
+    the backward pass -- with a `gpu.launch_func` of a kernel of its own in
+    `gpu.module @kernels`. (A 16-bit accumulator rounds at every step; this
+    kernel rounds once, so such ops stay loops. mixprec's lowering always
+    accumulates in f32.)
+
+    The op's loops are grouped by where they appear: parallel loops that
+    index only the first input are M, only the second input N, both or
+    neither a batch; reduction loops are K. A block of 128 threads (four
+    warps, 2x2) computes a 64x64 tile of (M, N) for one batch index:
+    for each 32-wide K step it loads the A tile (64x32) and the B tile
+    (stored N-major, 64x32) into shared memory through the op's own
+    indexing maps -- so any layout, transposed operand, stride, dilation
+    or padding-free convolution works -- with zeros past the edges; each
+    warp then loads fragments with `ldmatrix` (x4 for A, x2 for B) and
+    issues eight `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}` per
+    16-deep slice, accumulating in f32 registers. The epilogue adds the
+    f32 sums to the output's initial value once, masking rows and columns
+    past M and N: every shape is exact up to f32 summation order
+    (docs/design.md §4). A reduction loop must not index the output.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<37x53xf16>, memref<53x29xf16>)
+                  outs(%c : memref<37x29xf32>)
+    ```
+    becomes
+    ```mlir
+    gpu.launch_func @kernels::@step_gemm_0 blocks in (%c1, %c1, %c1)
+        threads in (%c128, %c1, %c1) args(%a : memref<37x53xf16>,
+        %b : memref<53x29xf16>, %c : memref<37x29xf32>)
+    ```
+    Other ops, and contractions of f32 inputs, are left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+    "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
+def MixprecGpuMapToKernels
+    : Pass<"mixprec-gpu-map-to-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Run every loop and every scalar computation in a GPU kernel";
+  let description = [{
+    After linalg becomes loops (`convert-linalg-to-parallel-loops`), a
+    function's body holds parallel loop nests, sequential loop nests (full
+    reductions) and scalar code that reads and writes buffers (the loss
+    scaler, Adam's bias correction, the RNG). The buffers live on the GPU,
+    so none of that may run on the host; this pass moves all of it into
+    `gpu.launch` ops, in program order:
+
+    - each outermost `scf.parallel` becomes one launch of
+      ceil(iterations / `block-size`) blocks of `block-size` threads; the
+      linear thread index is split back into the loop's indices, and
+      threads past the end do nothing;
+    - each maximal run of other ops that touch memory or compute scalars
+      (loads, stores, `scf.for`, arithmetic) becomes a launch of one
+      thread. A scalar it computes that later code uses is passed through
+      a one-element device buffer, read back at the top of each kernel
+      that uses it, so every value is read where it was computed.
+
+    Allocation, views, constants and launches stay on the host. A scalar
+    computed on the device and needed by the host (a dynamic size) is an
+    error.
+
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c100) step (%c1, %c1) {
+      %x = memref.load %in[%i, %j] : memref<4x100xf32>
+      memref.store %x, %out[%i, %j] : memref<4x100xf32>
+    }
+    ```
+    becomes a launch of 2 blocks of 256 threads whose body computes
+    `%l = %bx * 256 + %tx`, returns when `%l >= 400`, and otherwise runs the
+    loop body with `%i = %l / 100` and `%j = %l mod 100`.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block of parallel loops">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def MixprecGpuOutlineKernels
+    : Pass<"mixprec-gpu-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Outline each gpu.launch into a kernel taking whole buffers, "
+                "one kernel for every set of identical kernels";
+  let description = [{
+    `gpu-kernel-outlining`, in time linear in the number of launches, with
+    two differences:
+
+    - Views (`memref.subview`, `expand_shape`, `collapse_shape`, ...) and
+      index and vector constants move into the kernel, so that it takes
+      whole buffers, each with a static shape and the identity layout, and
+      scalars. Such a buffer crosses the launch as one pointer
+      (`use-bare-ptr-memref-call-conv`) instead of a descriptor of 3 + 2 *
+      rank words. The tensor-core kernels of `--mixprec-gpu-tensor-core-gemm`
+      take whole buffers already. A kernel left with any other buffer
+      argument is an error.
+    - Kernels of a `gpu.module` that are the same op for op, with the same
+      attributes (known block and grid sizes among them), are one kernel:
+      every launch of a copy launches the first. A model whose layers repeat
+      then lowers, compiles and assembles one layer's kernels.
+
+    ```mlir
+    %v = memref.subview %buf[0, 64] [64, 64] [1, 1] : memref<64x128xf32> to memref<64x64xf32, strided<[128, 1], offset: 64>>
+    gpu.launch blocks(...) in (...) threads(...) in (...) {
+      ... memref.load %v[%i, %j] ...
+    } {kernelModule = @kernels, kernelFunc = @f_kernel_0}
+    ```
+    becomes
+    ```mlir
+    gpu.launch_func @kernels::@f_kernel_0 blocks in (...) threads in (...)
+        args(%buf : memref<64x128xf32>)
+    gpu.module @kernels {
+      gpu.func @f_kernel_0(%buf: memref<64x128xf32>) kernel {
+        %v = memref.subview %buf[0, 64] [64, 64] [1, 1] : ...
+        ... memref.load %v[%i, %j] ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def MixprecGpuDeviceBuffers
+    : Pass<"mixprec-gpu-device-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Allocate a function's buffers on the GPU";
+  let description = [{
+    Once every computation is a kernel (`mixprec-gpu-map-to-kernels`), a
+    host function only allocates, views and launches. This pass puts its
+    buffers on the device: `memref.alloc` becomes `gpu.alloc`,
+    `memref.dealloc` becomes `gpu.dealloc`, and a constant
+    (`memref.get_global`) is copied to a device buffer (`gpu.memcpy`) that
+    is freed before each return. An op left on the host that reads or
+    writes memory is reported with its location (it would dereference a
+    device pointer on the CPU).
+
+    ```mlir
+    %b = memref.alloc() : memref<64x128xf32>
+    ...
+    memref.dealloc %b : memref<64x128xf32>
+    ```
+    becomes
+    ```mlir
+    %b = gpu.alloc () : memref<64x128xf32>
+    ...
+    gpu.dealloc %b : memref<64x128xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
+#endif // MIXPREC_CODEGEN_PASSES_TD

@@ -1,0 +1,320 @@
+//===- ABIEmitter.cpp - generated C for a model's function table ----------===//
+
+#include "mixprec/ModelABI/ModelABI.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+
+using namespace mlir;
+
+namespace mixprec {
+
+static const char *dtypeEnumerator(mixprec_dtype dtype) {
+  switch (dtype) {
+  case MIXPREC_F32:
+    return "MIXPREC_F32";
+  case MIXPREC_F16:
+    return "MIXPREC_F16";
+  case MIXPREC_BF16:
+    return "MIXPREC_BF16";
+  case MIXPREC_I32:
+    return "MIXPREC_I32";
+  case MIXPREC_I64:
+    return "MIXPREC_I64";
+  case MIXPREC_BOOL:
+    return "MIXPREC_BOOL";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+/// The strided-memref descriptor type of rank `rank`, as MLIR's C interface
+/// lays it out.
+static std::string descriptorType(size_t rank) {
+  return "mixprec_memref_" + std::to_string(rank);
+}
+
+/// `text` as a C string literal; octal escapes cannot swallow the next
+/// character.
+static std::string cStringLiteral(StringRef text) {
+  std::string literal = "\"";
+  for (unsigned char c : text) {
+    if (llvm::isAlnum(c) || c == '_' || c == ' ' || c == '.' || c == '-') {
+      literal += c;
+      continue;
+    }
+    char escape[5];
+    snprintf(escape, sizeof(escape), "\\%03o", c);
+    literal += escape;
+  }
+  return literal + "\"";
+}
+
+static void emitSpecs(llvm::raw_ostream &os, StringRef prefix,
+                      ArrayRef<TensorSpec> specs) {
+  for (auto [index, spec] : llvm::enumerate(specs))
+    if (!spec.shape.empty())
+      os << "static const int64_t " << prefix << index << "_shape[] = {"
+         << llvm::join(
+                llvm::map_range(spec.shape,
+                                [](int64_t s) { return std::to_string(s); }),
+                ", ")
+         << "};\n";
+  if (specs.empty())
+    return;
+  os << "static const mixprec_tensor_spec " << prefix << "specs[] = {\n";
+  for (auto [index, spec] : llvm::enumerate(specs)) {
+    os << "  {" << cStringLiteral(spec.name) << ", "
+       << dtypeEnumerator(spec.dtype) << ", " << spec.shape.size() << ", ";
+    if (spec.shape.empty())
+      os << "0";
+    else
+      os << prefix << index << "_shape";
+    os << "},\n";
+  }
+  os << "};\n";
+}
+
+/// The table of a function's index checks, `<prefix>checks`.
+static void emitIndexChecks(llvm::raw_ostream &os, StringRef prefix,
+                            ArrayRef<IndexCheckSpec> checks) {
+  for (auto [index, check] : llvm::enumerate(checks))
+    if (!check.shape.empty())
+      os << "static const int64_t " << prefix << "check" << index
+         << "_shape[] = {"
+         << llvm::join(llvm::map_range(
+                           check.shape,
+                           [](int64_t s) { return std::to_string(s); }),
+                       ", ")
+         << "};\n";
+  os << "static const mixprec_index_check " << prefix << "checks[] = {\n";
+  for (auto [index, check] : llvm::enumerate(checks)) {
+    os << "  {" << cStringLiteral(check.op) << ", "
+       << cStringLiteral(check.location) << ", " << cStringLiteral(check.noun)
+       << ", " << check.bound << ", " << check.shape.size() << ", ";
+    if (check.shape.empty())
+      os << "0";
+    else
+      os << prefix << "check" << index << "_shape";
+    os << "},\n";
+  }
+  os << "};\n";
+}
+
+/// Declares a descriptor for the dense row-major tensor of `spec` at `data`.
+static void emitDescriptor(llvm::raw_ostream &os, StringRef var, StringRef data,
+                           const TensorSpec &spec) {
+  size_t rank = spec.shape.size();
+  os << "  " << descriptorType(rank) << " " << var << " = {" << data << ", "
+     << data << ", 0";
+  if (rank > 0) {
+    SmallVector<int64_t> strides(rank, 1);
+    for (size_t dim = rank - 1; dim > 0; --dim)
+      strides[dim - 1] = strides[dim] * spec.shape[dim];
+    auto join = [](ArrayRef<int64_t> values) {
+      return llvm::join(
+          llvm::map_range(values, [](int64_t v) { return std::to_string(v); }),
+          ", ");
+    };
+    os << ", {" << join(spec.shape) << "}, {" << join(strides) << "}";
+  }
+  os << "};\n";
+}
+
+/// The state table: every parameter and buffer with its initial draw.
+static void emitStateTable(llvm::raw_ostream &os, ArrayRef<StateSpec> state) {
+  std::vector<TensorSpec> tensors;
+  for (const StateSpec &spec : state)
+    tensors.push_back(spec.tensor);
+  os << "\n/* parameters and buffers */\n";
+  emitSpecs(os, "state_", tensors);
+  os << "const mixprec_model_state mixprec_model_states[] = {\n";
+  for (auto [index, spec] : llvm::enumerate(state)) {
+    char numbers[128];
+    // %a: hexadecimal floats carry the f64 values exactly.
+    snprintf(numbers, sizeof(numbers), "%a, %a, %lluull", spec.init.a,
+             spec.init.b, (unsigned long long)spec.init.seed);
+    os << "  {&state_specs[" << index << "], " << int(spec.trainable) << ", "
+       << int(spec.init.kind) << ", " << numbers << "},\n";
+  }
+  if (state.empty())
+    os << "  {0, 0, 0, 0.0, 0.0, 0},\n";
+  os << "};\nconst int32_t mixprec_model_num_states = " << state.size()
+     << ";\n";
+}
+
+std::string emitABISource(ArrayRef<FunctionSignature> functions,
+                          ArrayRef<StateSpec> state, bool cuda) {
+  std::string source;
+  llvm::raw_string_ostream os(source);
+  os << "/* Generated by mixprec-compile: the function table of this model. "
+        "*/\n#include \""
+     << (cuda ? "CudaModel.h" : "ModelEntries.h") << "\"\n\n";
+  if (cuda)
+    os << "#include <stddef.h>\n"
+       << "void mgpuMemset32(void *, unsigned, size_t, void *);\n\n";
+  // The index report of a function with checks: a hidden last output.
+  TensorSpec reportSpec{"index report", MIXPREC_I64, {3}};
+  size_t maxRank = 0;
+  for (const FunctionSignature &function : functions) {
+    for (const std::vector<TensorSpec> *specs :
+         {&function.inputs, &function.outputs})
+      for (const TensorSpec &spec : *specs)
+        maxRank = std::max(maxRank, spec.shape.size());
+    if (!function.indexChecks.empty())
+      maxRank = std::max<size_t>(maxRank, 1);
+  }
+  os << "typedef struct { void *allocated, *aligned; int64_t offset; } "
+     << descriptorType(0) << ";\n";
+  for (size_t rank = 1; rank <= maxRank; ++rank)
+    os << "typedef struct { void *allocated, *aligned; int64_t offset; "
+          "int64_t sizes["
+       << rank << "], strides[" << rank << "]; } " << descriptorType(rank)
+       << ";\n";
+  for (auto [index, function] : llvm::enumerate(functions)) {
+    std::string prefix = "f" + std::to_string(index) + "_";
+    os << "\n/* " << function.name << " */\n";
+    emitSpecs(os, prefix + "in", function.inputs);
+    emitSpecs(os, prefix + "out", function.outputs);
+    bool reports = !function.indexChecks.empty();
+    if (reports)
+      emitIndexChecks(os, prefix, function.indexChecks);
+    os << "extern void _mlir_ciface_" << function.name << "(";
+    SmallVector<std::string> params;
+    for (const std::vector<TensorSpec> *specs :
+         {&function.inputs, &function.outputs})
+      for (const TensorSpec &spec : *specs)
+        params.push_back(descriptorType(spec.shape.size()) + " *");
+    if (reports)
+      params.push_back(descriptorType(1) + " *");
+    os << (params.empty() ? "void" : llvm::join(params, ", ")) << ");\n";
+    os << "static mixprec_status " << prefix
+       << "invoke(const mixprec_tensor *in, const mixprec_tensor *out) {\n";
+    size_t numInputs = function.inputs.size();
+    size_t numOutputs = function.outputs.size();
+    // The report goes where the outputs go (on CUDA: downloaded with them,
+    // at the one synchronization of the call), as one more output.
+    size_t deviceOutputs = numOutputs;
+    std::string outputs = "out";
+    if (reports) {
+      os << "  int64_t report[3];\n";
+      if (cuda) {
+        deviceOutputs = numOutputs + 1;
+        outputs = "outs";
+        os << "  static const int64_t report_shape[] = {3};\n"
+           << "  mixprec_tensor outs[" << deviceOutputs << "];\n"
+           << "  for (int i = 0; i < " << numOutputs << "; ++i)\n"
+           << "    outs[i] = out[i];\n"
+           << "  outs[" << numOutputs
+           << "] = (mixprec_tensor){report, MIXPREC_I64, 1, report_shape};\n";
+      }
+    }
+    // CUDA: the function runs on device copies of the tensors; C has no
+    // zero-length arrays.
+    if (cuda)
+      os << "  void *din[" << std::max<size_t>(numInputs, 1) << "], *dout["
+         << std::max<size_t>(deviceOutputs, 1) << "];\n"
+         << "  mixprec_status status = mixprec_cuda_enter(in, " << numInputs
+         << ", din, " << outputs << ", " << deviceOutputs << ", dout);\n"
+         << "  if (status != MIXPREC_OK)\n    return status;\n";
+    SmallVector<std::string> args;
+    for (auto [i, spec] : llvm::enumerate(function.inputs)) {
+      std::string index = std::to_string(i);
+      std::string var = "in" + index;
+      emitDescriptor(os, var,
+                     cuda ? "din[" + index + "]" : "in[" + index + "].data",
+                     spec);
+      args.push_back("&" + var);
+    }
+    for (auto [i, spec] : llvm::enumerate(function.outputs)) {
+      std::string index = std::to_string(i);
+      std::string var = "out" + index;
+      emitDescriptor(os, var,
+                     cuda ? "dout[" + index + "]" : "out[" + index + "].data",
+                     spec);
+      args.push_back("&" + var);
+    }
+    if (reports && cuda)
+      // All ones: check -1, no failure, until the compiled code's kernel
+      // writes the report (a stand-in driver that runs no kernel leaves it).
+      os << "  mgpuMemset32(dout[" << numOutputs
+         << "], 0xffffffffu, 6, (void *)0);\n";
+    if (reports) {
+      emitDescriptor(os, "reportOut",
+                     cuda ? "dout[" + std::to_string(numOutputs) + "]"
+                          : "report",
+                     reportSpec);
+      args.push_back("&reportOut");
+    }
+    if (!cuda && numInputs == 0 && numOutputs == 0)
+      os << "  (void)in;\n  (void)out;\n";
+    os << "  _mlir_ciface_" << function.name << "(" << llvm::join(args, ", ")
+       << ");\n";
+    if (cuda)
+      os << "  status = mixprec_cuda_leave(" << outputs << ", "
+         << deviceOutputs << ", dout);\n";
+    else
+      os << "  mixprec_status status = MIXPREC_OK;\n";
+    if (reports)
+      os << "  if (status == MIXPREC_OK)\n    status = "
+         << "mixprec_index_failure(" << cStringLiteral(function.name)
+         << ", report, " << prefix << "checks, "
+         << function.indexChecks.size() << ");\n";
+    os << "  return status;\n}\n";
+  }
+  os << "\nconst mixprec_model_entry mixprec_model_entries[] = {\n";
+  for (auto [index, function] : llvm::enumerate(functions)) {
+    std::string prefix = "f" + std::to_string(index) + "_";
+    os << "  {{" << cStringLiteral(function.name) << ", "
+       << function.inputs.size() << ", "
+       << (function.inputs.empty() ? "0" : prefix + "inspecs") << ", "
+       << function.outputs.size() << ", "
+       << (function.outputs.empty() ? "0" : prefix + "outspecs") << "}, "
+       << prefix << "invoke, " << int(function.trainStep) << "},\n";
+  }
+  os << "};\nconst int32_t mixprec_model_num_entries = " << functions.size()
+     << ";\n";
+  emitStateTable(os, state);
+  return source;
+}
+
+static std::string describe(const TensorSpec &spec) {
+  // "MIXPREC_F32" -> "f32"
+  std::string text =
+      spec.name + ": " +
+      StringRef(dtypeEnumerator(spec.dtype)).drop_front(8).lower() + "[";
+  text += llvm::join(
+      llvm::map_range(spec.shape, [](int64_t s) { return std::to_string(s); }),
+      ", ");
+  return text + "]";
+}
+
+std::string emitABIHeader(ArrayRef<FunctionSignature> functions,
+                          StringRef modelName) {
+  std::string header;
+  llvm::raw_string_ostream os(header);
+  std::string guard = "MIXPREC_MODEL_" + modelName.upper() + "_H";
+  for (char &c : guard)
+    if (!llvm::isAlnum(c))
+      c = '_';
+  os << "/* Generated by mixprec-compile for " << modelName
+     << ". Link the model library; see mixprec/Runtime/mixprec.h. */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include \"mixprec/Runtime/mixprec.h\"\n\n";
+  for (const FunctionSignature &function : functions) {
+    os << "/* " << function.name << "(";
+    os << llvm::join(llvm::map_range(function.inputs, describe), ", ");
+    os << ") -> (";
+    os << llvm::join(llvm::map_range(function.outputs, describe), ", ");
+    os << ") */\nstatic inline mixprec_status mixprec_" << function.name
+       << "(const mixprec_tensor *inputs, const mixprec_tensor *outputs) {\n"
+       << "  return mixprec_call(\"" << function.name << "\", inputs, "
+       << function.inputs.size() << ", outputs, " << function.outputs.size()
+       << ");\n}\n\n";
+  }
+  os << "#endif /* " << guard << " */\n";
+  return header;
+}
+
+} // namespace mixprec

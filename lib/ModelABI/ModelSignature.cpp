@@ -1,0 +1,227 @@
+//===- ModelSignature.cpp - the ABI signatures of a model's functions -----===//
+
+#include "mixprec/ModelABI/ModelABI.h"
+
+#include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace mixprec {
+
+static std::optional<mixprec_dtype> dtypeOf(Type type) {
+  if (type.isF32())
+    return MIXPREC_F32;
+  if (type.isF16())
+    return MIXPREC_F16;
+  if (type.isBF16())
+    return MIXPREC_BF16;
+  if (type.isInteger(32))
+    return MIXPREC_I32;
+  if (type.isInteger(64))
+    return MIXPREC_I64;
+  if (type.isInteger(1))
+    return MIXPREC_BOOL;
+  return std::nullopt;
+}
+
+static FailureOr<TensorSpec> specOf(func::FuncOp function, Type type,
+                                    DictionaryAttr attrs, StringRef role,
+                                    unsigned index) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::optional<mixprec_dtype> dtype =
+      tensor ? dtypeOf(tensor.getElementType()) : std::nullopt;
+  if (!tensor || !tensor.hasStaticShape() || !dtype)
+    return function.emitError()
+           << "@" << function.getSymName() << ": " << role << " " << index
+           << " has type " << type
+           << "; the model ABI carries statically shaped tensors of f32, "
+              "f16, bf16, i32, i64 or i1";
+  TensorSpec spec;
+  auto name = attrs ? attrs.getAs<StringAttr>(kABINameAttr) : StringAttr();
+  spec.name = name ? name.str() : (role + Twine(index)).str();
+  spec.dtype = *dtype;
+  spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  return spec;
+}
+
+/// The checks of `function`'s index report, from the attribute that
+/// --mixprec-check-indices sets.
+static FailureOr<std::vector<IndexCheckSpec>>
+indexChecksOf(func::FuncOp function) {
+  auto checks = function->getAttrOfType<ArrayAttr>(kIndexChecksAttr);
+  if (!checks || checks.empty())
+    return function.emitError()
+           << "@" << function.getSymName() << " has an index report but no '"
+           << kIndexChecksAttr << "'";
+  std::vector<IndexCheckSpec> specs;
+  for (Attribute attr : checks) {
+    auto check = cast<DictionaryAttr>(attr);
+    auto op = check.getAs<StringAttr>("op");
+    auto location = check.getAs<StringAttr>("location");
+    auto noun = check.getAs<StringAttr>("noun");
+    auto bound = check.getAs<IntegerAttr>("bound");
+    auto shape = check.getAs<DenseI64ArrayAttr>("shape");
+    if (!op || !location || !noun || !bound || !shape)
+      return function.emitError()
+             << "@" << function.getSymName() << ": malformed index check "
+             << check;
+    specs.push_back({op.str(), location.str(), noun.str(), bound.getInt(),
+                     llvm::SmallVector<int64_t>(shape.asArrayRef())});
+  }
+  return specs;
+}
+
+FailureOr<std::vector<FunctionSignature>> collectSignatures(ModuleOp module) {
+  std::vector<FunctionSignature> signatures;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (!function.isPublic() || function.isExternal())
+      continue;
+    // The name becomes part of C symbols (`_mlir_ciface_<name>`).
+    StringRef name = function.getSymName();
+    if (name.empty() || llvm::isDigit(name.front()) ||
+        !llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+      return function.emitError()
+             << "@" << name
+             << ": the model ABI needs function names that are C identifiers";
+    FunctionSignature signature;
+    signature.name = name.str();
+    FunctionType type = function.getFunctionType();
+    for (auto [index, input] : llvm::enumerate(type.getInputs())) {
+      FailureOr<TensorSpec> spec =
+          specOf(function, input, function.getArgAttrDict(index), "arg", index);
+      if (failed(spec))
+        return failure();
+      signature.inputs.push_back(*spec);
+    }
+    ArrayRef<Type> outputs = type.getResults();
+    if (!outputs.empty() &&
+        function.getResultAttr(outputs.size() - 1, kIndexReportAttr)) {
+      FailureOr<std::vector<IndexCheckSpec>> checks = indexChecksOf(function);
+      if (failed(checks))
+        return failure();
+      signature.indexChecks = std::move(*checks);
+      outputs = outputs.drop_back();
+    }
+    for (auto [index, output] : llvm::enumerate(outputs)) {
+      FailureOr<TensorSpec> spec = specOf(
+          function, output, function.getResultAttrDict(index), "result", index);
+      if (failed(spec))
+        return failure();
+      signature.outputs.push_back(*spec);
+    }
+    signatures.push_back(std::move(signature));
+  }
+  if (signatures.empty())
+    return module.emitError("the module has no public function to compile");
+  return signatures;
+}
+
+/// PyTorch's fans: dims 0 (out) and 1 (in) times the receptive field.
+static std::pair<double, double> fansOf(RankedTensorType type) {
+  double receptive = 1.0;
+  for (int64_t size : type.getShape().drop_front(2))
+    receptive *= double(size);
+  return {double(type.getDimSize(1)) * receptive,
+          double(type.getDimSize(0)) * receptive};
+}
+
+/// `initializer` for a tensor of `type` as a constant, uniform or normal
+/// draw, with torch.nn.init's formulas for the fan-based ones.
+static std::optional<StateInit> initOf(InitializerAttrInterface initializer,
+                                       RankedTensorType type) {
+  auto constant = [](double value) {
+    return StateInit{StateInit::Constant, value, 0.0, 0};
+  };
+  auto uniform = [](double low, double high, uint64_t seed) {
+    return StateInit{StateInit::Uniform, low, high, seed};
+  };
+  auto normal = [](double mean, double std, uint64_t seed) {
+    return StateInit{StateInit::Normal, mean, std, seed};
+  };
+  auto kaimingGain = [](double a) { return std::sqrt(2.0 / (1.0 + a * a)); };
+  return TypeSwitch<Attribute, std::optional<StateInit>>(initializer)
+      .Case([&](ZerosInitAttr) { return constant(0.0); })
+      .Case([&](OnesInitAttr) { return constant(1.0); })
+      .Case([&](ConstantInitAttr init) {
+        return constant(init.getValue().convertToDouble());
+      })
+      .Case([&](UniformInitAttr init) {
+        return uniform(init.getLow().convertToDouble(),
+                       init.getHigh().convertToDouble(), init.getSeed());
+      })
+      .Case([&](NormalInitAttr init) {
+        return normal(init.getMean().convertToDouble(),
+                      init.getStd().convertToDouble(), init.getSeed());
+      })
+      .Case([&](XavierUniformInitAttr init) {
+        auto [fanIn, fanOut] = fansOf(type);
+        double bound = init.getGain().convertToDouble() *
+                       std::sqrt(6.0 / (fanIn + fanOut));
+        return uniform(-bound, bound, init.getSeed());
+      })
+      .Case([&](XavierNormalInitAttr init) {
+        auto [fanIn, fanOut] = fansOf(type);
+        return normal(0.0,
+                      init.getGain().convertToDouble() *
+                          std::sqrt(2.0 / (fanIn + fanOut)),
+                      init.getSeed());
+      })
+      .Case([&](KaimingUniformInitAttr init) {
+        double bound = kaimingGain(init.getA().convertToDouble()) *
+                       std::sqrt(3.0 / fansOf(type).first);
+        return uniform(-bound, bound, init.getSeed());
+      })
+      .Case([&](KaimingNormalInitAttr init) {
+        return normal(0.0,
+                      kaimingGain(init.getA().convertToDouble()) /
+                          std::sqrt(fansOf(type).first),
+                      init.getSeed());
+      })
+      .Default([](Attribute) { return std::nullopt; });
+}
+
+FailureOr<std::vector<StateSpec>> collectState(ModuleOp module) {
+  std::vector<StateSpec> state;
+  for (Operation &op : module.getOps()) {
+    if (!isa<ParameterOp, BufferOp>(op))
+      continue;
+    auto type =
+        cast<RankedTensorType>(cast<TypeAttr>(op.getAttr("type")).getValue());
+    auto initializer =
+        cast<InitializerAttrInterface>(op.getAttr("initializer"));
+    std::optional<StateInit> init = initOf(initializer, type);
+    if (!init)
+      return op.emitError("the model runtime cannot initialize ")
+             << initializer;
+    // A fan of 0 (an empty dim) gives an infinite bound.
+    if (!std::isfinite(init->a) || !std::isfinite(init->b))
+      return op.emitError()
+             << initializer << " has no finite bounds for " << type;
+    StateSpec spec;
+    spec.tensor.name = SymbolTable::getSymbolName(&op).str();
+    spec.tensor.dtype = *dtypeOf(type.getElementType());
+    spec.tensor.shape.assign(type.getShape().begin(), type.getShape().end());
+    spec.trainable = isa<ParameterOp>(op);
+    spec.init = *init;
+    state.push_back(std::move(spec));
+  }
+  return state;
+}
+
+std::vector<std::string> trainStepNames(ModuleOp module) {
+  std::vector<std::string> names;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (function->hasAttr(kOptimizerStepAttr))
+      names.push_back(function.getSymName().str());
+  return names;
+}
+
+} // namespace mixprec
