@@ -214,7 +214,6 @@ struct Conv2DLowering : public OpRewritePattern<Conv2DOp> {
   LogicalResult matchAndRewrite(Conv2DOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType inputType = tensorType(op.getInput());
     RankedTensorType weightType = tensorType(op.getWeight());
     RankedTensorType resultType = op.getType();
     ArrayRef<int64_t> padding = op.getPadding();
