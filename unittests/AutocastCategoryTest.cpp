@@ -52,7 +52,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.layer_norm_grad", AutocastCategory::FP32},
       {"mixprec.softmax_cross_entropy_grad", AutocastCategory::FP32},
       {"mixprec.batch_norm_grad", AutocastCategory::FP32},
-      // State is stored in FP32 (§4).
+      // State is stored in FP32 (docs/design.md §4).
       {"mixprec.parameter", AutocastCategory::FP32},
       {"mixprec.buffer", AutocastCategory::FP32},
       {"mixprec.assign", AutocastCategory::FP32},

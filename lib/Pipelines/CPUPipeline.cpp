@@ -78,7 +78,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   }
   // Bufferization makes results caller-allocated out-parameters, so a
   // compiled function never returns memory its caller must free. No pass
-  // below adds fast-math flags: Inf and NaN must survive (§4).
+  // below adds fast-math flags: Inf and NaN must survive
+  // (docs/design.md §4).
   std::string lowering =
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},";
@@ -110,7 +111,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   if (options.vectorize)
     // vector.contract -> vector.outerproduct -> broadcasts and
     // llvm.intr.fmuladd (the FMA the target has; its exact product is what
-    // §4 asks of contractions; no fast-math flag).
+    // docs/design.md §4 asks of contractions; no fast-math flag).
     lowering += "convert-vector-to-llvm{vector-contract-lowering=outerproduct},";
   lowering +=
       // Subviews with dynamic offsets (partial tiles) expand to affine.apply.

@@ -27,7 +27,8 @@ const char *ptxFeaturesFor(StringRef chip) {
 
 /// libdevice's sqrtf rounds as __nvvm_reflect("__CUDA_PREC_SQRT") says, and
 /// that is 0 (approximate) unless LLVM's nvvm-reflect-add option sets it.
-/// The CPU rounds square roots correctly; so must the kernels (§4).
+/// The CPU rounds square roots correctly; so must the kernels
+/// (docs/design.md §4).
 static void requestCorrectlyRoundedSqrt() {
   static bool requested = false;
   if (requested)
@@ -71,7 +72,8 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   for (const std::string &chip : options.chips)
     pipeline += "nvvm-attach-target{chip=" + chip +
                 " features=" + ptxFeaturesFor(chip) + " module=kernels},";
-  // No ftz and no fast-math flags anywhere: Inf and NaN must survive (§4).
+  // No ftz and no fast-math flags anywhere: Inf and NaN must survive
+  // (docs/design.md §4).
   // Views moved into the kernels become address arithmetic.
   pipeline += "gpu.module(scf-parallel-for-to-nested-fors,"
               "expand-strided-metadata,lower-affine,"
