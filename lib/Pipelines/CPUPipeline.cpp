@@ -1,12 +1,18 @@
 //===- CPUPipeline.cpp - mixprec to the LLVM dialect for the CPU ----------===//
 
-#include "mixprec/Pipelines/Pipelines.h"
-#include "Deallocation.h"
+#include "Bufferization.h"
 #include "mixprec/Codegen/Passes.h"
 #include "mixprec/Conversion/Passes.h"
+#include "mixprec/Pipelines/Pipelines.h"
 #include "mixprec/Transforms/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -30,8 +36,7 @@ static unsigned vectorRegisterBits(StringRef cpu) {
   if (!target)
     return 128;
   bool native = cpu.empty() || cpu == "native";
-  std::string cpuName =
-      native ? llvm::sys::getHostCPUName().str() : cpu.str();
+  std::string cpuName = native ? llvm::sys::getHostCPUName().str() : cpu.str();
   std::string features;
   if (native)
     for (const auto &feature : llvm::sys::getHostCPUFeatures())
@@ -76,53 +81,48 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     tiling.tileK = options.tileK > 0 ? options.tileK : tile.k;
     pm.addNestedPass<func::FuncOp>(createMixprecTileAndVectorize(tiling));
   }
-  // Bufferization makes results caller-allocated out-parameters, so a
-  // compiled function never returns memory its caller must free. No pass
-  // below adds fast-math flags: Inf and NaN must survive
+  // No pass below adds fast-math flags: Inf and NaN must survive
   // (docs/design.md §4).
-  std::string lowering =
-      "one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map},";
-  if (options.vectorize)
-    // Tile loops carry their output buffer as an iter_arg: fold it, so the
-    // returned buffer is the allocation and becomes the out-parameter.
-    lowering += "canonicalize,";
-  lowering +=
-      "buffer-results-to-out-params{hoist-static-allocs "
-      "modify-public-functions},";
-  lowering += kBufferDeallocation;
-  lowering +=
-      // Strided copies would otherwise call memrefCopy (MLIR's runner
-      // utilities): make them loops.
-      "mixprec-copies-to-loops,"
-      // LLVM optimizes each distinct loop nest once, in a small function.
-      "mixprec-outline-loop-nests,"
-      "func.func(convert-linalg-to-loops),";
-  if (options.vectorize)
+  // Tile loops carry their output buffer as an iter_arg.
+  addBufferizationPasses(pm, /*foldLoopCarriedBuffers=*/options.vectorize);
+  // LLVM optimizes each distinct loop nest once, in a small function.
+  pm.addPass(createMixprecOutlineLoopNests());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.vectorize) {
     // Masked ops of partial tiles (when not peeled) lose their masks; n-D
     // transfers unroll into 1-D ones (tiles are register sized).
-    lowering += "func.func(lower-vector-mask,lower-vector-multi-reduction),"
-                "convert-vector-to-scf{full-unroll=true},";
-  lowering +=
-      "lower-affine,convert-scf-to-cf,"
-      // __truncsfbf2 is missing from libgcc 12: expand bf16 truncation.
-      "arith-expand{include-bf16=true},"
-      "convert-math-to-libm,";
-  if (options.vectorize)
+    OpPassManager &functions = pm.nest<func::FuncOp>();
+    functions.addPass(vector::createLowerVectorMaskPass());
+    functions.addPass(vector::createLowerVectorMultiReductionPass());
+    pm.addPass(createConvertVectorToSCFPass(
+        VectorTransferToSCFOptions().enableFullUnroll()));
+  }
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  // __truncsfbf2 is missing from libgcc 12: expand bf16 truncation.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createConvertMathToLibmPass());
+  if (options.vectorize) {
     // vector.contract -> vector.outerproduct -> broadcasts and
     // llvm.intr.fmuladd (the FMA the target has; its exact product is what
     // docs/design.md §4 asks of contractions; no fast-math flag).
-    lowering += "convert-vector-to-llvm{vector-contract-lowering=outerproduct},";
-  lowering +=
-      // Subviews with dynamic offsets (partial tiles) expand to affine.apply.
-      "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-      "convert-to-llvm,reconcile-unrealized-casts,"
-      // Calls unpack memref descriptors field by field; fold the unpacking
-      // of descriptors the host just built (the host is not optimized by
-      // LLVM, see mixprec-compile).
-      "llvm.func(canonicalize)";
-  if (failed(parsePassPipeline(lowering, pm)))
-    llvm::report_fatal_error("invalid built-in CPU pipeline");
+    ConvertVectorToLLVMPassOptions vectorToLLVM;
+    vectorToLLVM.vectorContractLowering =
+        vector::VectorContractLowering::OuterProduct;
+    pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  }
+  // Subviews with dynamic offsets (partial tiles) expand to affine.apply.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  // Calls unpack memref descriptors field by field; fold the unpacking of
+  // descriptors the host just built (the host is not optimized by LLVM, see
+  // mixprec-compile).
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createCanonicalizerPass());
 }
 
 void registerCPUPipeline() {

@@ -1,12 +1,19 @@
 //===- CUDAPipeline.cpp - mixprec to GPU kernels and host code ------------===//
 
-#include "Deallocation.h"
+#include "Bufferization.h"
 #include "mixprec/Codegen/Passes.h"
 #include "mixprec/Conversion/Passes.h"
 #include "mixprec/Pipelines/Pipelines.h"
 #include "mixprec/Transforms/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -49,49 +56,60 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createMixprecDistinctResults());
-  std::string pipeline =
-      // As on the CPU: caller-allocated results, temporaries freed inside.
-      "one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map},"
-      "canonicalize,"
-      "buffer-results-to-out-params{hoist-static-allocs "
-      "modify-public-functions}," +
-      std::string(kBufferDeallocation) +
-      "mixprec-copies-to-loops,"
-      "mixprec-gpu-tensor-core-gemm,"
-      "func.func(convert-linalg-to-parallel-loops),"
-      "func.func(mixprec-gpu-map-to-kernels{block-size=" +
-      std::to_string(options.blockSize) +
-      "}),"
-      "func.func(mixprec-gpu-device-buffers),"
-      // Kernels on whole buffers; repeated layers compile each distinct
-      // kernel once.
-      "mixprec-gpu-outline-kernels,"
-      // Every launch, copy and free of a function goes on one stream.
-      "func.func(gpu-async-region),";
-  for (const std::string &chip : options.chips)
-    pipeline += "nvvm-attach-target{chip=" + chip +
-                " features=" + ptxFeaturesFor(chip) + " module=kernels},";
+  // As on the CPU: caller-allocated results, temporaries freed inside.
+  addBufferizationPasses(pm, /*foldLoopCarriedBuffers=*/true);
+  pm.addPass(createMixprecGpuTensorCoreGemm());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  MixprecGpuMapToKernelsOptions mapping;
+  mapping.blockSize = options.blockSize;
+  pm.addNestedPass<func::FuncOp>(createMixprecGpuMapToKernels(mapping));
+  pm.addNestedPass<func::FuncOp>(createMixprecGpuDeviceBuffers());
+  // Kernels on whole buffers; repeated layers compile each distinct kernel
+  // once.
+  pm.addPass(createMixprecGpuOutlineKernels());
+  // Every launch, copy and free of a function goes on one stream.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  for (const std::string &chip : options.chips) {
+    const char *features = ptxFeaturesFor(chip);
+    assert(features && "the chips are checked before the pipeline is built");
+    GpuNVVMAttachTargetOptions target;
+    target.chip = chip;
+    target.features = features;
+    target.moduleMatcher = "kernels";
+    pm.addPass(createGpuNVVMAttachTarget(target));
+  }
   // No ftz and no fast-math flags anywhere: Inf and NaN must survive
   // (docs/design.md §4).
   // Views moved into the kernels become address arithmetic.
-  pipeline += "gpu.module(scf-parallel-for-to-nested-fors,"
-              "expand-strided-metadata,lower-affine,"
-              "convert-scf-to-cf,convert-nvgpu-to-nvvm,"
-              // Kernels take whole buffers: one pointer each.
-              "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true},"
-              "canonicalize,cse,reconcile-unrealized-casts),"
-              "gpu-module-to-binary{format=isa toolkit=" +
-              options.toolkit.getValue() +
-              "},"
-              "lower-affine,convert-scf-to-cf,"
-              "gpu-to-llvm{use-bare-pointers-for-kernels=true},"
-              "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-              "convert-to-llvm,reconcile-unrealized-casts,"
-              // As on the CPU: fold the host's descriptor unpacking.
-              "llvm.func(canonicalize)";
-  if (failed(parsePassPipeline(pipeline, pm)))
-    llvm::report_fatal_error("invalid built-in CUDA pipeline");
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createParallelForToNestedForsPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertNVGPUToNVVMPass());
+  // Kernels take whole buffers: one pointer each.
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions toBinary;
+  toBinary.compilationTarget = "isa";
+  toBinary.toolkitPath = options.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(toBinary));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  GpuToLLVMConversionPassOptions toLLVM;
+  toLLVM.kernelBarePtrCallConv = true;
+  pm.addPass(createGpuToLLVMConversionPass(toLLVM));
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  // As on the CPU: fold the host's descriptor unpacking.
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createCanonicalizerPass());
 }
 
 void registerCUDAPipeline() {

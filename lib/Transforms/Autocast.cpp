@@ -482,20 +482,11 @@ LogicalResult AutocastPass::addOverrides(ArrayRef<std::string> names,
 
 LogicalResult AutocastPass::parseOptions() {
   MLIRContext *context = &getContext();
-  if (precision == "f16") {
+  if (precision == AutocastPrecision::F16)
     lowType = Float16Type::get(context);
-  } else if (precision == "bf16") {
+  else
     lowType = BFloat16Type::get(context);
-  } else {
-    return getOperation().emitError()
-           << "mixprec-autocast: unknown precision '" << precision
-           << "' (expected f16 or bf16)";
-  }
-  if (level != "all" && level != "tensor-core-only")
-    return getOperation().emitError()
-           << "mixprec-autocast: unknown level '" << level
-           << "' (expected all or tensor-core-only)";
-  tensorCoreOnly = level == "tensor-core-only";
+  tensorCoreOnly = level == AutocastLevel::TensorCoreOnly;
   overrides.clear();
   if (failed(addOverrides(tensorCoreOps, AutocastCategory::TensorCore,
                           "tensor-core-ops")) ||

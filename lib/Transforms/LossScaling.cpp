@@ -112,15 +112,13 @@ LogicalResult MixprecLossScalingPass::checkOptions() {
   auto bad = [&](StringRef what) {
     return mlir::emitError(module.getLoc(), "mixprec-loss-scaling: ") << what;
   };
-  if (mode != "dynamic" && mode != "static" && mode != "none")
-    return bad("unknown mode '")
-           << mode << "' (expected dynamic, static or none)";
   if (!(initScale > 0.0 && std::isfinite(initScale)))
     return bad("init-scale must be finite and > 0, got ") << initScale;
   if (!(minScale > 0.0 && minScale <= maxScale && std::isfinite(maxScale)))
     return bad("need 0 < min-scale <= max-scale < inf, got ")
            << minScale << " and " << maxScale;
-  if (mode == "dynamic" && !(initScale >= minScale && initScale <= maxScale))
+  if (mode == LossScalingMode::Dynamic &&
+      !(initScale >= minScale && initScale <= maxScale))
     return bad("init-scale must be within [min-scale, max-scale], got ")
            << initScale;
   if (!(maxGradNorm >= 0.0 && std::isfinite(maxGradNorm)))
@@ -224,7 +222,7 @@ LogicalResult MixprecLossScalingPass::scaleStep(func::FuncOp step) {
   Type f32 = b.getF32Type(), i1 = b.getI1Type();
   auto i32Scalar = scalarOf(b.getI32Type());
   auto i64Scalar = scalarOf(b.getI64Type());
-  bool dynamic = mode == "dynamic";
+  bool dynamic = mode == LossScalingMode::Dynamic;
 
   // The scale: a buffer, or the static constant.
   Value scale, tracker, hysteresisLeft;
@@ -335,7 +333,7 @@ void MixprecLossScalingPass::runOnOperation() {
   for (auto step : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
     if (!step->hasAttr(kOptimizerStepAttr))
       continue;
-    if (mode != "none") {
+    if (mode != LossScalingMode::None) {
       if (failed(scaleStep(step)))
         return signalPassFailure();
     } else if (maxGradNorm > 0.0) {

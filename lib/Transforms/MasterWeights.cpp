@@ -120,14 +120,9 @@ struct MixprecMasterWeightsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (mode != "fp32" && mode != "none") {
-      mlir::emitError(module.getLoc(), "mixprec-master-weights: unknown mode '")
-          << mode << "' (expected fp32 or none)";
-      return signalPassFailure();
-    }
     for (auto parameter : llvm::to_vector(module.getOps<ParameterOp>())) {
       auto type = cast<RankedTensorType>(parameter.getType());
-      if (mode == "none") {
+      if (mode == MasterWeightsMode::None) {
         if (std::optional<RankedTensorType> working =
                 workingType(parameter, module))
           setStorage(parameter, *working, module);
@@ -137,7 +132,7 @@ struct MixprecMasterWeightsPass
         setStorage(parameter, type.clone(Float32Type::get(&getContext())),
                    module);
     }
-    if (mode == "none")
+    if (mode == MasterWeightsMode::None)
       return;
     // FP32 masters take FP32 gradients.
     module.walk([&](Operation *op) {

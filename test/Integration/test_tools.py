@@ -522,6 +522,35 @@ def test_run_usage():
     assert "'--bogus'" in proc.stderr
 
 
+# One screen: --help lists the tool's own options, not LLVM's.
+HELP_LINES = 50
+
+
+@pytest.mark.parametrize("command, options", [
+    (["mixprec-compile"],
+     ["<model.mlir>", "-o ", "--target", "--arch", "--cuda-path", "--emit",
+      "=library", "=ptx", "--cpu", "--vectorize", "--autocast", "=bf16",
+      "--autodiff", "--amp", "--memory-report", "--header", "--cc",
+      "--mlir-timing"]),
+    (["mixprec-run"], ["--list", "-i input.npy", "-o output.npy", "train"]),
+    (["mixprec-run", "train"],
+     ["--data", "--amp", "--step", "--lr", "--steps", "--seed", "--resume",
+      "--save", "--eval"]),
+])
+def test_help_fits_one_screen(command, options):
+    proc = run(tool(command[0]), *command[1:], "--help")
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    lines = proc.stdout.splitlines()
+    assert 5 < len(lines) <= HELP_LINES, proc.stdout
+    for option in options:
+        assert option in proc.stdout, option
+    # None of LLVM's code generation or MLIR's debugging flags is listed.
+    listed = re.findall(r"^\s+(--[\w-]+)", proc.stdout, re.M)
+    for option in listed:
+        assert not re.match(r"--(x86|print-|mlir-|debug|pass-)", option), \
+            option
+
+
 # ---------------------------------------------------------------------------
 # mixprec-run on .mlir, compiled on the fly
 # ---------------------------------------------------------------------------
@@ -731,6 +760,22 @@ def test_compile_arch_without_cuda(identity, tmp_path):
         expect_compile_failure(
             compile_model(identity, output, *options), output,
             "mixprec-compile: error: --arch applies to --target=cuda only")
+
+
+def test_compile_hidden_options_still_work(identity, tmp_path):
+    # Hidden from --help, not removed: MLIR's timing report.
+    output = tmp_path / "identity.mlir"
+    proc = compile_model(identity, output, "--emit=mlir", "--mlir-timing")
+    assert proc.returncode == 0, proc.stderr
+    assert "Execution time report" in proc.stderr
+    assert "Lowering passes" in proc.stderr
+
+
+def test_compile_bad_autocast_lists_the_values(identity, tmp_path):
+    output = tmp_path / "libm.so"
+    expect_compile_failure(
+        compile_model(identity, output, "--autocast=f8"), output,
+        "for the --autocast option: Cannot find option named 'f8'!")
 
 
 @pytest.mark.parametrize("signature,body,position,what", [
@@ -1068,7 +1113,9 @@ def test_python_compile_options_as_a_string_or_a_list(tmp_path, options):
 
 def test_python_compile_options_string_errors_come_from_the_compiler(
         tmp_path):
-    with pytest.raises(mixprec.CompileError, match="--autocast 'f8'"):
+    with pytest.raises(mixprec.CompileError,
+                       match="--autocast option: Cannot find option named "
+                       "'f8'"):
         mixprec.compile_file(ROOT / "examples" / "mlp.mlir",
                              tmp_path / "libmlp.so", options="--autocast=f8")
 

@@ -13,15 +13,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mixprec/Codegen/Passes.h"
-#include "mixprec/Conversion/Passes.h"
-#include "mixprec/Pipelines/Pipelines.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
 #include "mixprec/ModelABI/ModelABI.h"
 #include "mixprec/ModelABI/SourceNames.h"
+#include "mixprec/Pipelines/AmpPipeline.h"
+#include "mixprec/Pipelines/Pipelines.h"
 #include "mixprec/Target/CPU/ObjectEmitter.h"
 #include "mixprec/Target/CUDA/KernelAssembler.h"
-#include "mixprec/Pipelines/AmpPipeline.h"
 #include "mixprec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,7 +27,6 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -48,21 +45,26 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+// --help lists these; LLVM's and MLIR's own options are hidden.
+static cl::OptionCategory compileCategory("mixprec-compile options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
-                                      cl::init("-"));
+                                      cl::init("-"), cl::cat(compileCategory));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("path"),
-                                       cl::init("libmodel.so"));
+                                       cl::init("libmodel.so"),
+                                       cl::cat(compileCategory));
 static cl::opt<std::string> target("target", cl::desc("Backend: cpu or cuda"),
-                                   cl::init("cpu"));
+                                   cl::init("cpu"), cl::cat(compileCategory));
 static cl::list<std::string>
     archs("arch",
           cl::desc("GPU architectures for --target=cuda: sm_80, sm_90, sm_90a "
                    "(several, comma-separated, make a fatbin)"),
-          cl::CommaSeparated);
+          cl::CommaSeparated, cl::cat(compileCategory));
 static cl::opt<std::string> cudaPath(
     "cuda-path", cl::desc("CUDA toolkit (ptxas, fatbinary, libdevice)"),
-    cl::init(getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda"));
+    cl::init(getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda"),
+    cl::cat(compileCategory));
 enum class Emit { Library, Object, LLVMIR, MLIR, PTX };
 static cl::opt<Emit> emit(
     "emit", cl::desc("What to write"), cl::init(Emit::Library),
@@ -71,42 +73,46 @@ static cl::opt<Emit> emit(
                clEnumValN(Emit::LLVMIR, "llvm", "optimized LLVM IR"),
                clEnumValN(Emit::MLIR, "mlir", "the lowered LLVM dialect"),
                clEnumValN(Emit::PTX, "ptx",
-                          "the kernels' PTX (--target=cuda, one --arch)")));
+                          "the kernels' PTX (--target=cuda, one --arch)")),
+    cl::cat(compileCategory));
 static cl::opt<std::string>
     cpu("cpu", cl::desc("CPU to generate code for (native: this machine)"),
-        cl::init("native"));
+        cl::init("native"), cl::cat(compileCategory));
 static cl::opt<bool>
     vectorize("vectorize",
               cl::desc("Tile and vectorize contractions (=false: plain loop "
                        "nests)"),
-              cl::init(true));
-static cl::opt<std::string>
-    autocast("autocast",
-             cl::desc("Run --mixprec-autocast first: none (default), f16 or "
-                      "bf16"),
-             cl::init("none"));
+              cl::init(true), cl::cat(compileCategory));
+enum class Autocast { None, F16, BF16 };
+static cl::opt<Autocast> autocast(
+    "autocast", cl::desc("Run --mixprec-autocast first"),
+    cl::init(Autocast::None),
+    cl::values(clEnumValN(Autocast::None, "none", "no autocast (default)"),
+               clEnumValN(Autocast::F16, "f16", "precision=f16"),
+               clEnumValN(Autocast::BF16, "bf16", "precision=bf16")),
+    cl::cat(compileCategory));
 static cl::opt<bool>
     autodiff("autodiff",
              cl::desc("Add @<step>_gradients for each train step "
                       "(--mixprec-autodiff) after autocast"),
-             cl::init(false));
+             cl::init(false), cl::cat(compileCategory));
 static cl::opt<std::string>
     amp("amp",
         cl::desc("Mixed-precision training: the --mixprec-amp pipeline with "
                  "these options (\"precision=f16 loss-scaling=dynamic ...\"; "
                  "\"\" for its defaults); replaces --autocast and --autodiff"),
-        cl::ValueOptional, cl::init("none"));
+        cl::ValueOptional, cl::init("none"), cl::cat(compileCategory));
 static cl::opt<bool> memoryReport(
     "memory-report",
     cl::desc("Print each train step's memory (--mixprec-memory-report) on "
              "stderr after --amp or --autodiff"),
-    cl::init(false));
+    cl::init(false), cl::cat(compileCategory));
 static cl::opt<std::string>
     headerFile("header", cl::desc("Header to write (default: beside -o)"),
-               cl::init(""));
+               cl::init(""), cl::cat(compileCategory));
 static cl::opt<std::string>
     cCompiler("cc", cl::desc("C compiler that links the library"),
-              cl::init("cc"));
+              cl::init("cc"), cl::cat(compileCategory));
 
 static int fail(const Twine &message) {
   llvm::errs() << "mixprec-compile: error: " << message << "\n";
@@ -145,10 +151,15 @@ static int linkLibrary(ArrayRef<std::string> objects, StringRef abiSource,
   // The generated source is tables and straight-line glue that runs once
   // per call; -O2's cost grows faster than its size (20 s for a 12-layer
   // train step's 1,800 tensors) and buys nothing measurable.
-  SmallVector<StringRef> args = {
-      "-shared", "-fPIC", "-O0", "-I" MIXPREC_INCLUDE_DIR,
-      "-I" MIXPREC_RUNTIME_SOURCE_DIR, "-I" MIXPREC_RUNTIME_SOURCE_DIR "/cuda",
-      "-o", output, abiPath};
+  SmallVector<StringRef> args = {"-shared",
+                                 "-fPIC",
+                                 "-O0",
+                                 "-I" MIXPREC_INCLUDE_DIR,
+                                 "-I" MIXPREC_RUNTIME_SOURCE_DIR,
+                                 "-I" MIXPREC_RUNTIME_SOURCE_DIR "/cuda",
+                                 "-o",
+                                 output,
+                                 abiPath};
   args.append(objects.begin(), objects.end());
   // The runtimes define the exported ABI and the host code's GPU calls.
   args.append({"-Wl,--whole-archive", MIXPREC_MODEL_RUNTIME_LIBRARY});
@@ -173,8 +184,14 @@ int main(int argc, char **argv) {
   // --mlir-timing reports every stage: passes, LLVM, ptxas, linking.
   registerDefaultTimingManagerCLOptions();
   registerPassManagerCLOptions();
-  cl::ParseCommandLineOptions(argc, argv,
-                              "mixprec-compile: a model to a native library\n");
+  // Hidden, not removed: LLVM's and MLIR's options still work.
+  cl::HideUnrelatedOptions(compileCategory);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "mixprec-compile: a model to a native library\n\n"
+      "MLIR's --mlir-timing (every stage: passes, LLVM, ptxas, linking) and "
+      "pass-manager\noptions (--mlir-print-ir-after-all, ...) are taken "
+      "too.\n");
 
   // Options are checked before any work is done.
   bool cuda = target == "cuda";
@@ -194,12 +211,9 @@ int main(int argc, char **argv) {
   // The host side of a CUDA model only launches kernels: portable code.
   std::string hostCpu =
       cuda && cpu.getNumOccurrences() == 0 ? "x86-64" : cpu.getValue();
-  if (autocast != "none" && autocast != "f16" && autocast != "bf16")
-    return fail("unknown --autocast '" + autocast +
-                "' (expected none, f16 or bf16)");
   std::unique_ptr<mixprec::AmpOptions> ampOptions;
   if (amp != "none") {
-    if (autocast != "none" || autodiff)
+    if (autocast != Autocast::None || autodiff)
       return fail("--amp runs autocast and autodiff itself; drop --autocast "
                   "and --autodiff");
     ampOptions = mixprec::AmpOptions::createFromString(amp);
@@ -207,10 +221,6 @@ int main(int argc, char **argv) {
       return fail("bad --amp options '" + amp + "'");
   }
 
-  // The CPU pipeline is assembled from upstream passes by name.
-  registerAllPasses();
-  mixprec::registerMixprecConversionPasses();
-  mixprec::registerMixprecCodegenPasses();
   DialectRegistry registry;
   registry.insert<mixprec::MixprecDialect>();
   registerAllDialects(registry);
@@ -253,9 +263,11 @@ int main(int argc, char **argv) {
     return 1;
   if (ampOptions)
     mixprec::buildAmpPipeline(training, *ampOptions);
-  if (autocast != "none") {
+  if (autocast != Autocast::None) {
     mixprec::MixprecAutocastOptions autocastOptions;
-    autocastOptions.precision = autocast;
+    autocastOptions.precision = autocast == Autocast::F16
+                                    ? mixprec::AutocastPrecision::F16
+                                    : mixprec::AutocastPrecision::BF16;
     training.addPass(mixprec::createMixprecAutocast(autocastOptions));
   }
   if (autodiff)
@@ -295,10 +307,10 @@ int main(int argc, char **argv) {
     // or kernel launches, scalars), as large as the model: LLVM leaves it
     // unoptimized and generates it at O0 (see emitObjectFiles), and does not
     // inline it into its C wrapper.
-    function->setAttr("passthrough",
-                      ArrayAttr::get(&context,
-                                     {StringAttr::get(&context, "noinline"),
-                                      StringAttr::get(&context, "optnone")}));
+    function->setAttr(
+        "passthrough",
+        ArrayAttr::get(&context, {StringAttr::get(&context, "noinline"),
+                                  StringAttr::get(&context, "optnone")}));
     // The names now live in the ABI tables; LLVM has no use for them.
     for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
       function.removeArgAttr(i, mixprec::kABINameAttr);
@@ -381,12 +393,12 @@ int main(int argc, char **argv) {
     objects = mixprec::emitObjectFiles(*module, hostCpu, workDir, timing);
   if (succeeded(objects)) {
     TimingScope linking = timing.nest("Link");
-    status = emit == Emit::Object
-                 ? joinObjects(*objects, outputFile)
-                 : linkLibrary(*objects,
-                               mixprec::emitABISource(*signatures, *state,
-                                                      cuda),
-                               outputFile, workDir, cuda);
+    status =
+        emit == Emit::Object
+            ? joinObjects(*objects, outputFile)
+            : linkLibrary(*objects,
+                          mixprec::emitABISource(*signatures, *state, cuda),
+                          outputFile, workDir, cuda);
   }
   llvm::sys::fs::remove_directories(workDir);
   if (status != 0 || emit == Emit::Object)

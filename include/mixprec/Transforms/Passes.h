@@ -3,6 +3,8 @@
 #ifndef MIXPREC_TRANSFORMS_PASSES_H
 #define MIXPREC_TRANSFORMS_PASSES_H
 
+#include "mixprec/Transforms/PassOptions.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace mixprec {

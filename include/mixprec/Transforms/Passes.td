@@ -118,11 +118,19 @@ def MixprecAutocast : Pass<"mixprec-autocast", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
-           "16-bit type of tensor-core ops: f16 or bf16">,
-    Option<"level", "level", "std::string", /*default=*/"\"all\"",
-           "all: every compute op; tensor-core-only: only tensor-core ops "
-           "change">,
+    Option<"precision", "precision", "::mixprec::AutocastPrecision",
+           /*default=*/"::mixprec::AutocastPrecision::F16",
+           "16-bit type of tensor-core ops", [{::llvm::cl::values(
+             clEnumValN(::mixprec::AutocastPrecision::F16, "f16", "IEEE half"),
+             clEnumValN(::mixprec::AutocastPrecision::BF16, "bf16",
+                        "bfloat16"))}]>,
+    Option<"level", "level", "::mixprec::AutocastLevel",
+           /*default=*/"::mixprec::AutocastLevel::All",
+           "which ops change precision", [{::llvm::cl::values(
+             clEnumValN(::mixprec::AutocastLevel::All, "all",
+                        "every compute op"),
+             clEnumValN(::mixprec::AutocastLevel::TensorCoreOnly,
+                        "tensor-core-only", "only tensor-core ops"))}]>,
     ListOption<"tensorCoreOps", "tensor-core-ops", "std::string",
                "op kinds moved to the tensor_core category (e.g. add)">,
     ListOption<"fp32Ops", "fp32-ops", "std::string",
@@ -219,8 +227,13 @@ def MixprecMasterWeights : Pass<"mixprec-master-weights", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"fp32\"",
-           "fp32 (FP32 master copies) or none (pure 16-bit parameters)">,
+    Option<"mode", "mode", "::mixprec::MasterWeightsMode",
+           /*default=*/"::mixprec::MasterWeightsMode::FP32",
+           "storage of the parameters", [{::llvm::cl::values(
+             clEnumValN(::mixprec::MasterWeightsMode::FP32, "fp32",
+                        "FP32 master copies"),
+             clEnumValN(::mixprec::MasterWeightsMode::None, "none",
+                        "pure 16-bit parameters"))}]>,
   ];
 }
 
@@ -269,8 +282,15 @@ def MixprecLossScaling : Pass<"mixprec-loss-scaling", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
-           "dynamic, static or none">,
+    Option<"mode", "mode", "::mixprec::LossScalingMode",
+           /*default=*/"::mixprec::LossScalingMode::Dynamic",
+           "how the loss scale evolves", [{::llvm::cl::values(
+             clEnumValN(::mixprec::LossScalingMode::Dynamic, "dynamic",
+                        "the scale grows and backs off"),
+             clEnumValN(::mixprec::LossScalingMode::Static, "static",
+                        "the scale stays at init-scale"),
+             clEnumValN(::mixprec::LossScalingMode::None, "none",
+                        "no scaling; only max-grad-norm clips"))}]>,
     Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
            "initial (or static) loss scale">,
     Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",

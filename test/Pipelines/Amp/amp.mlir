@@ -10,6 +10,8 @@
 // RUN: not mixprec-opt %mixprec_src_root/examples/mlp.mlir --mixprec-amp="master-weights=half" 2>&1 | FileCheck %s --check-prefix=ERR-MASTER
 // RUN: not mixprec-opt %mixprec_src_root/examples/mlp.mlir --mixprec-amp="precision=bf16 hysteresis=0" 2>&1 | FileCheck %s --check-prefix=ERR-HYST
 // RUN: not mixprec-opt %mixprec_src_root/examples/mlp.mlir --mixprec-amp="bogus=1" 2>&1 | FileCheck %s --check-prefix=ERR-NAME
+// RUN: not mixprec-opt %mixprec_src_root/examples/mlp.mlir --mixprec-amp="mode=static" 2>&1 | FileCheck %s --check-prefix=ERR-MODE
+// RUN: not mixprec-opt %mixprec_src_root/examples/mlp.mlir --mixprec-amp="precision=f16 max-grad-norm=x" 2>&1 | FileCheck %s --check-prefix=ERR-FORWARDED
 
 // --mixprec-amp on the digits MLP: autocast, autodiff, FP32 master weights,
 // loss scaling, CSE and canonicalization in one option string.
@@ -123,9 +125,12 @@
 // NOSCALE:         [[NW:%[^,]+]], {{%.+}} = mixprec.sgd_update {{.*}} -> (tensor<128x64xf32>, tensor<128x64xf32>)
 // NOSCALE-NEXT:    mixprec.assign @fc1_weight, [[NW]] : tensor<128x64xf32>
 
-// Each pass reports its own bad option, at the module's location.
-// ERR-PRECISION: examples/mlp.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-autocast: unknown precision 'f8' (expected f16 or bf16)
-// ERR-SCALING:   examples/mlp.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: unknown mode 'weird' (expected dynamic, static or none)
-// ERR-MASTER:    examples/mlp.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-master-weights: unknown mode 'half' (expected fp32 or none)
+// A value outside an enum option's values is refused by the option parser;
+// the loss-scaling pass reports its own bad option, at the module's location.
+// ERR-PRECISION: mixprec-opt: for the --precision option: Cannot find option named 'f8'!
+// ERR-SCALING:   mixprec-opt: for the --loss-scaling option: Cannot find option named 'weird'!
+// ERR-MASTER:    mixprec-opt: for the --master-weights option: Cannot find option named 'half'!
 // ERR-HYST:      examples/mlp.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: growth-interval and hysteresis must be in [1, 2^31), got 2000 and 0
 // ERR-NAME:      no such option bogus
+// ERR-MODE:      no such option mode (the loss-scaling mode is loss-scaling=)
+// ERR-FORWARDED: mixprec-opt: for the --max-grad-norm option: 'x' value invalid for floating point argument!

@@ -7,10 +7,11 @@
 // RUN: not mixprec-opt %s --mixprec-autocast=nonsense=1 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: not mixprec-opt %s --mixprec-precision-report=json-file=%t.missing/dir/report.json 2>&1 | FileCheck %s --check-prefix=JSON
 
-// Bad options are errors with the module's location, never crashes.
+// Bad options are errors, never crashes: a value outside an enum option's
+// values is refused by the option parser, the rest with the module's location.
 
-// PRECISION: invalid-options.mlir:{{[0-9]+}}:1: error: mixprec-autocast: unknown precision 'fp8' (expected f16 or bf16)
-// LEVEL: error: mixprec-autocast: unknown level 'some' (expected all or tensor-core-only)
+// PRECISION: mixprec-opt: for the --precision option: Cannot find option named 'fp8'!
+// LEVEL: mixprec-opt: for the --level option: Cannot find option named 'some'!
 // UNKNOWN: error: mixprec-autocast: unknown op 'softmx' in fp32-ops (expected a compute op of the mixprec dialect, e.g. softmax)
 // FOREIGN: error: mixprec-autocast: unknown op 'func.call' in follow-ops
 // KEEPS: error: mixprec-autocast: 'mixprec.cast' keeps its types; it cannot be moved to another category

@@ -1,0 +1,51 @@
+//===- Bufferization.cpp - the pipelines' bufferization -------------------===//
+
+#include "Bufferization.h"
+#include "mixprec/Codegen/Passes.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace mixprec {
+
+/// Upstream's buffer-deallocation-pipeline, with a straight-line function's
+/// frees split in linear time (--mixprec-split-deallocs) before the
+/// simplification, whose alias queries are quadratic in their number.
+static void addBufferDeallocationPasses(OpPassManager &pm) {
+  memref::ExpandReallocPassOptions expandRealloc;
+  expandRealloc.emitDeallocs = false;
+  pm.addPass(memref::createExpandReallocPass(expandRealloc));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createMixprecSplitDeallocs());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void addBufferizationPasses(OpPassManager &pm, bool foldLoopCarriedBuffers) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (foldLoopCarriedBuffers)
+    // Fold the iter_arg, so the returned buffer is the allocation and
+    // becomes the out-parameter.
+    pm.addPass(createCanonicalizerPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  addBufferDeallocationPasses(pm);
+  // Strided copies would otherwise call memrefCopy (MLIR's runner
+  // utilities): make them loops.
+  pm.addPass(createMixprecCopiesToLoops());
+}
+
+} // namespace mixprec
