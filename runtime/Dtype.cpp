@@ -4,11 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mixprec/Runtime/mixprec.h"
+#include "Dtype.h"
 
-extern "C" {
+namespace mixprec {
 
-size_t mixprec_dtype_size(mixprec_dtype dtype) {
+size_t dtypeSize(mixprec_dtype dtype) {
   switch (dtype) {
   case MIXPREC_F32:
   case MIXPREC_I32:
@@ -24,7 +24,7 @@ size_t mixprec_dtype_size(mixprec_dtype dtype) {
   return 0;
 }
 
-const char *mixprec_dtype_name(mixprec_dtype dtype) {
+const char *dtypeName(mixprec_dtype dtype) {
   switch (dtype) {
   case MIXPREC_F32:
     return "f32";
@@ -42,4 +42,4 @@ const char *mixprec_dtype_name(mixprec_dtype dtype) {
   return "unknown";
 }
 
-} // extern "C"
+} // namespace mixprec

@@ -7,17 +7,6 @@
 
 namespace mixprec {
 
-namespace {
-template <typename FnPtr>
-bool lookup(const std::string &path, void *handle, const char *symbol,
-            FnPtr &fn, std::string &error) {
-  fn = reinterpret_cast<FnPtr>(dlsym(handle, symbol));
-  if (!fn)
-    error = path + ": not a mixprec model: missing symbol " + symbol;
-  return fn != nullptr;
-}
-} // namespace
-
 std::unique_ptr<ModelLibrary> ModelLibrary::open(const std::string &path,
                                                  std::string &error) {
   // A bare file name means this directory, not the library search path.
@@ -36,21 +25,21 @@ std::unique_ptr<ModelLibrary> ModelLibrary::open(const std::string &path,
   }
   std::unique_ptr<ModelLibrary> library(new ModelLibrary());
   library->handle = handle;
-  int32_t (*abiVersion)() = nullptr;
-  if (!lookup(path, handle, "mixprec_abi_version", abiVersion, error) ||
-      !lookup(path, handle, "mixprec_num_functions", library->numFunctions,
-              error) ||
-      !lookup(path, handle, "mixprec_function_at", library->functionAt,
-              error) ||
-      !lookup(path, handle, "mixprec_find_function", library->findFunction,
-              error) ||
-      !lookup(path, handle, "mixprec_call", library->callFunction, error) ||
-      !lookup(path, handle, "mixprec_last_error", library->lastError, error))
+  // Every version exports mixprec_abi_version: a library without it is no
+  // model, one of another version is named as such.
+  auto *abiVersion =
+      reinterpret_cast<int32_t (*)()>(dlsym(handle, "mixprec_abi_version"));
+  if (!abiVersion) {
+    error = path + ": not a mixprec model: missing symbol mixprec_abi_version";
     return nullptr;
-  if (abiVersion() != MIXPREC_ABI_VERSION) {
+  }
+  auto *getApi = reinterpret_cast<const mixprec_api *(*)(uint32_t)>(
+      dlsym(handle, "mixprec_get_api"));
+  library->entryPoints = getApi ? getApi(MIXPREC_API_VERSION) : nullptr;
+  if (abiVersion() != MIXPREC_API_VERSION || !library->entryPoints) {
     error = path + ": compiled for ABI version " +
             std::to_string(abiVersion()) + ", this tool speaks " +
-            std::to_string(MIXPREC_ABI_VERSION);
+            std::to_string(MIXPREC_API_VERSION);
     return nullptr;
   }
   return library;
@@ -63,28 +52,32 @@ ModelLibrary::~ModelLibrary() {
 
 std::vector<const mixprec_function *> ModelLibrary::functions() const {
   std::vector<const mixprec_function *> result;
-  for (int32_t i = 0, e = numFunctions(); i < e; ++i)
-    result.push_back(functionAt(i));
+  int32_t count = 0;
+  entryPoints->mixprec_num_functions(&count);
+  for (int32_t i = 0; i < count; ++i) {
+    const mixprec_function *function = nullptr;
+    if (entryPoints->mixprec_function_at(i, &function) == MIXPREC_OK)
+      result.push_back(function);
+  }
   return result;
 }
 
-void *ModelLibrary::symbol(const char *name) const {
-  return dlsym(handle, name);
-}
-
 const mixprec_function *ModelLibrary::find(const std::string &name) const {
-  return findFunction(name.c_str());
+  const mixprec_function *function = nullptr;
+  if (entryPoints->mixprec_find_function(name.c_str(), &function) != MIXPREC_OK)
+    return nullptr;
+  return function;
 }
 
 mixprec_status ModelLibrary::call(const std::string &name,
                                   const std::vector<mixprec_tensor> &inputs,
                                   const std::vector<mixprec_tensor> &outputs,
                                   std::string &error) const {
-  mixprec_status status =
-      callFunction(name.c_str(), inputs.data(), int32_t(inputs.size()),
-                   outputs.data(), int32_t(outputs.size()));
+  mixprec_status status = entryPoints->mixprec_call(
+      name.c_str(), inputs.data(), int32_t(inputs.size()), outputs.data(),
+      int32_t(outputs.size()));
   if (status != MIXPREC_OK)
-    error = lastError();
+    error = entryPoints->mixprec_last_error();
   return status;
 }
 

@@ -1,7 +1,8 @@
 //===- ModelLibrary.h - loading a compiled model ----------------*- C++ -*-===//
 //
 // dlopen()s a model compiled by mixprec-compile and calls it through its C
-// ABI (mixprec/Runtime/mixprec.h).
+// ABI (mixprec/Runtime/mixprec.h): the table of entry points that
+// mixprec_get_api returns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,12 +24,12 @@ public:
                                             std::string &error);
   ~ModelLibrary();
 
-  std::vector<const mixprec_function *> functions() const;
-  const mixprec_function *find(const std::string &name) const;
+  /// Every entry point of the library, of version MIXPREC_API_VERSION.
+  const mixprec_api &api() const { return *entryPoints; }
 
-  /// The model's exported C function `name` (a mixprec.h entry point), or
-  /// null.
-  void *symbol(const char *name) const;
+  std::vector<const mixprec_function *> functions() const;
+  /// The function `name`, or null.
+  const mixprec_function *find(const std::string &name) const;
 
   /// Calls `name`; on failure returns the status and sets `error` to the
   /// library's message.
@@ -41,12 +42,7 @@ private:
   ModelLibrary() = default;
 
   void *handle = nullptr;
-  int32_t (*numFunctions)() = nullptr;
-  const mixprec_function *(*functionAt)(int32_t) = nullptr;
-  const mixprec_function *(*findFunction)(const char *) = nullptr;
-  mixprec_status (*callFunction)(const char *, const mixprec_tensor *, int32_t,
-                                 const mixprec_tensor *, int32_t) = nullptr;
-  const char *(*lastError)() = nullptr;
+  const mixprec_api *entryPoints = nullptr;
 };
 
 } // namespace mixprec

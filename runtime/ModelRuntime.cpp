@@ -5,10 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Dtype.h"
 #include "ModelEntries.h"
 #include "TypeText.h"
 
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -86,28 +88,26 @@ const mixprec_model_entry *mixprec_find_entry(const char *name) {
   return nullptr;
 }
 
-int32_t mixprec_abi_version(void) { return MIXPREC_ABI_VERSION; }
-
-int32_t mixprec_num_functions(void) { return mixprec_model_num_entries; }
-
-const mixprec_function *mixprec_function_at(int32_t index) {
-  if (index < 0 || index >= mixprec_model_num_entries)
+const mixprec_model_entry *mixprec_entry_of(const mixprec_function *function) {
+  // Integer arithmetic: comparing pointers into different objects is
+  // undefined, and a caller may pass any pointer.
+  auto address = reinterpret_cast<uintptr_t>(function);
+  auto first = reinterpret_cast<uintptr_t>(&mixprec_model_entries[0].function);
+  if (address < first)
     return nullptr;
-  return &mixprec_model_entries[index].function;
+  uintptr_t offset = address - first;
+  if (offset % sizeof(mixprec_model_entry) != 0 ||
+      offset / sizeof(mixprec_model_entry) >=
+          uintptr_t(mixprec_model_num_entries))
+    return nullptr;
+  return &mixprec_model_entries[offset / sizeof(mixprec_model_entry)];
 }
 
-const mixprec_function *mixprec_find_function(const char *name) {
-  const mixprec_model_entry *entry = mixprec_find_entry(name);
-  return entry ? &entry->function : nullptr;
-}
-
-mixprec_status mixprec_call(const char *name, const mixprec_tensor *inputs,
-                            int32_t num_inputs, const mixprec_tensor *outputs,
-                            int32_t num_outputs) {
-  const mixprec_model_entry *entry = mixprec_find_entry(name);
-  if (!entry)
-    return mixprec_fail(MIXPREC_NOT_FOUND, "no function named '%s'",
-                        name ? name : "(null)");
+mixprec_status mixprec_call_entry(const mixprec_model_entry *entry,
+                                  const mixprec_tensor *inputs,
+                                  int32_t num_inputs,
+                                  const mixprec_tensor *outputs,
+                                  int32_t num_outputs) {
   const mixprec_function &function = entry->function;
   if (mixprec_status status = checkCount(function.name, "input", num_inputs,
                                          function.num_inputs, function.inputs))
@@ -135,6 +135,64 @@ mixprec_status mixprec_call(const char *name, const mixprec_tensor *inputs,
   return entry->invoke(inputs, outputs);
 }
 
+mixprec_status mixprec_num_functions(int32_t *count) {
+  if (!count)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_num_functions: no place for the count");
+  *count = mixprec_model_num_entries;
+  return MIXPREC_OK;
+}
+
+mixprec_status mixprec_function_at(int32_t index,
+                                   const mixprec_function **function) {
+  if (!function)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_function_at: no place for the function");
+  if (index < 0 || index >= mixprec_model_num_entries)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "no function at index %d: the model has %d", index,
+                        mixprec_model_num_entries);
+  *function = &mixprec_model_entries[index].function;
+  return MIXPREC_OK;
+}
+
+mixprec_status mixprec_find_function(const char *name,
+                                     const mixprec_function **function) {
+  if (!function)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_find_function: no place for the function");
+  const mixprec_model_entry *entry = mixprec_find_entry(name);
+  if (!entry)
+    return mixprec_fail(MIXPREC_NOT_FOUND, "no function named '%s'",
+                        name ? name : "(null)");
+  *function = &entry->function;
+  return MIXPREC_OK;
+}
+
+mixprec_status mixprec_call(const char *name, const mixprec_tensor *inputs,
+                            int32_t num_inputs, const mixprec_tensor *outputs,
+                            int32_t num_outputs) {
+  const mixprec_model_entry *entry = mixprec_find_entry(name);
+  if (!entry)
+    return mixprec_fail(MIXPREC_NOT_FOUND, "no function named '%s'",
+                        name ? name : "(null)");
+  return mixprec_call_entry(entry, inputs, num_inputs, outputs, num_outputs);
+}
+
+mixprec_status mixprec_call_function(const mixprec_function *function,
+                                     const mixprec_tensor *inputs,
+                                     int32_t num_inputs,
+                                     const mixprec_tensor *outputs,
+                                     int32_t num_outputs) {
+  const mixprec_model_entry *entry = mixprec_entry_of(function);
+  if (!entry)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_call_function: %p is no function of this "
+                        "model (use mixprec_find_function)",
+                        static_cast<const void *>(function));
+  return mixprec_call_entry(entry, inputs, num_inputs, outputs, num_outputs);
+}
+
 const char *mixprec_last_error(void) { return lastError; }
 
 // Weak: the CUDA runtime (runtime/cuda/GpuLaunchRuntime.cpp), linked into
@@ -143,6 +201,27 @@ __attribute__((weak)) mixprec_status mixprec_device_memory(int64_t *,
                                                            int64_t *) {
   return mixprec_fail(MIXPREC_UNAVAILABLE,
                       "this model runs on the CPU: it holds no device memory");
+}
+
+mixprec_status mixprec_dtype_size(mixprec_dtype dtype, size_t *bytes) {
+  if (!bytes)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_dtype_size: no place for the size");
+  size_t size = mixprec::dtypeSize(dtype);
+  if (size == 0)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no dtype %d", int(dtype));
+  *bytes = size;
+  return MIXPREC_OK;
+}
+
+mixprec_status mixprec_dtype_name(mixprec_dtype dtype, const char **name) {
+  if (!name)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_dtype_name: no place for the name");
+  if (mixprec::dtypeSize(dtype) == 0)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no dtype %d", int(dtype));
+  *name = mixprec::dtypeName(dtype);
+  return MIXPREC_OK;
 }
 
 } // extern "C"

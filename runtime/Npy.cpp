@@ -1,6 +1,7 @@
 //===- Npy.cpp - reading and writing .npy files ---------------------------===//
 
 #include "Npy.h"
+#include "Dtype.h"
 
 #include <cstdio>
 #include <cstring>
@@ -182,7 +183,7 @@ std::optional<Array> parse(const std::vector<uint8_t> &bytes,
     }
     elements *= size_t(size);
   }
-  size_t elementSize = mixprec_dtype_size(array.dtype);
+  size_t elementSize = dtypeSize(array.dtype);
   size_t dataStart = headerStart + headerLength;
   if (elements > (bytes.size() - dataStart) / elementSize ||
       bytes.size() - dataStart != elements * elementSize) {

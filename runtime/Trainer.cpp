@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Dtype.h"
 #include "TrainerState.h"
 #include "TypeText.h"
 
@@ -27,7 +28,7 @@ int64_t elementsOf(const mixprec_tensor_spec &spec) {
 }
 
 size_t bytesOf(const mixprec_tensor_spec &spec) {
-  return size_t(elementsOf(spec)) * mixprec_dtype_size(spec.dtype);
+  return size_t(elementsOf(spec)) * mixprec::dtypeSize(spec.dtype);
 }
 
 int32_t stateIndex(const char *name) {
@@ -250,16 +251,46 @@ mixprec_tensor tensorOf(const mixprec_tensor_spec &spec, void *data) {
   return {data, spec.dtype, spec.rank, spec.shape};
 }
 
+/// The trainer's scalar state tensor `field` (an index into its state,
+/// stored as `Stored`) into `*value`; `absent` when the step has no such
+/// tensor. `entryPoint` names the caller in messages.
+template <typename Stored, typename Value>
+mixprec_status
+readScalar(const char *entryPoint, const mixprec_trainer *trainer,
+           int32_t mixprec_trainer::*field, Value absent, Value *value) {
+  if (!trainer || !value)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "%s: no trainer or no place for the value", entryPoint);
+  int32_t index = trainer->*field;
+  *value = index < 0
+               ? absent
+               : Value(*static_cast<const Stored *>(trainer->state[index]));
+  return MIXPREC_OK;
+}
+
 } // namespace
 
 extern "C" {
 
-int32_t mixprec_num_states(void) { return mixprec_model_num_states; }
+mixprec_status mixprec_num_states(int32_t *count) {
+  if (!count)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_num_states: no place for the count");
+  *count = mixprec_model_num_states;
+  return MIXPREC_OK;
+}
 
-const mixprec_tensor_spec *mixprec_state_at(int32_t index) {
+mixprec_status mixprec_state_at(int32_t index,
+                                const mixprec_tensor_spec **spec) {
+  if (!spec)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_state_at: no place for the spec");
   if (index < 0 || index >= mixprec_model_num_states)
-    return nullptr;
-  return mixprec_model_states[index].spec;
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "no parameter or buffer at index %d: the model has %d",
+                        index, mixprec_model_num_states);
+  *spec = mixprec_model_states[index].spec;
+  return MIXPREC_OK;
 }
 
 void mixprec_trainer_destroy(mixprec_trainer *trainer) {
@@ -413,9 +444,9 @@ mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
   }
   // The inputs are checked before anything runs: a failed call leaves the
   // state as it was.
-  if (mixprec_status status =
-          mixprec_call(function.name, trainer->inputs, function.num_inputs,
-                       trainer->outputs, function.num_outputs))
+  if (mixprec_status status = mixprec_call_entry(
+          trainer->step, trainer->inputs, function.num_inputs, trainer->outputs,
+          function.num_outputs))
     return status;
   for (int32_t i = 1; i < function.num_outputs; ++i) {
     int32_t state = trainer->outputStates[i];
@@ -429,44 +460,52 @@ mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
   return MIXPREC_OK;
 }
 
-int64_t mixprec_trainer_step_count(const mixprec_trainer *trainer) {
-  if (!trainer || trainer->stepCount < 0)
-    return 0;
-  return *static_cast<const int64_t *>(trainer->state[trainer->stepCount]);
+mixprec_status mixprec_trainer_step_count(const mixprec_trainer *trainer,
+                                          int64_t *count) {
+  return readScalar<int64_t>("mixprec_trainer_step_count", trainer,
+                             &mixprec_trainer::stepCount, int64_t(0), count);
 }
 
-float mixprec_trainer_loss_scale(const mixprec_trainer *trainer) {
-  if (!trainer || trainer->lossScale < 0)
-    return 1.0f;
-  return *static_cast<const float *>(trainer->state[trainer->lossScale]);
+mixprec_status mixprec_trainer_loss_scale(const mixprec_trainer *trainer,
+                                          float *scale) {
+  return readScalar<float>("mixprec_trainer_loss_scale", trainer,
+                           &mixprec_trainer::lossScale, 1.0f, scale);
 }
 
-int32_t mixprec_trainer_skipped(const mixprec_trainer *trainer) {
-  if (!trainer || trainer->skipped < 0)
-    return 0;
-  return *static_cast<const uint8_t *>(trainer->state[trainer->skipped]);
+mixprec_status mixprec_trainer_skipped(const mixprec_trainer *trainer,
+                                       int32_t *skipped) {
+  return readScalar<uint8_t>("mixprec_trainer_skipped", trainer,
+                             &mixprec_trainer::skipped, int32_t(0), skipped);
 }
 
-int64_t mixprec_trainer_skipped_steps(const mixprec_trainer *trainer) {
-  if (!trainer || trainer->skippedSteps < 0)
-    return 0;
-  return *static_cast<const int64_t *>(trainer->state[trainer->skippedSteps]);
+mixprec_status mixprec_trainer_skipped_steps(const mixprec_trainer *trainer,
+                                             int64_t *steps) {
+  return readScalar<int64_t>("mixprec_trainer_skipped_steps", trainer,
+                             &mixprec_trainer::skippedSteps, int64_t(0), steps);
 }
 
-const char *mixprec_trainer_nonfinite_parameter(const mixprec_trainer *trainer,
-                                                int32_t index) {
-  if (!trainer || trainer->finiteGradients < 0 || index < 0)
-    return nullptr;
+mixprec_status
+mixprec_trainer_nonfinite_parameter(const mixprec_trainer *trainer,
+                                    int32_t index, const char **name) {
+  if (!trainer || !name)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_trainer_nonfinite_parameter: no trainer or "
+                        "no place for the name");
+  *name = nullptr;
+  if (trainer->finiteGradients < 0 || index < 0)
+    return MIXPREC_OK;
   // Flag k belongs to the k-th parameter in declaration order.
   const auto *finite =
       static_cast<const uint8_t *>(trainer->state[trainer->finiteGradients]);
   for (int32_t i = 0, parameter = 0; i < mixprec_model_num_states; ++i) {
     if (!mixprec_model_states[i].trainable)
       continue;
-    if (!finite[parameter++] && index-- == 0)
-      return mixprec_model_states[i].spec->name;
+    if (!finite[parameter++] && index-- == 0) {
+      *name = mixprec_model_states[i].spec->name;
+      break;
+    }
   }
-  return nullptr;
+  return MIXPREC_OK;
 }
 
 mixprec_status mixprec_trainer_get(const mixprec_trainer *trainer,
@@ -624,8 +663,8 @@ mixprec_status mixprec_trainer_evaluate(mixprec_trainer *trainer,
                   static_cast<const char *>(given.data) + first * rowBytes,
                   size_t(rows) * rowBytes);
     }
-    status = mixprec_call(fn.name, chunks, fn.num_inputs,
-                          chunks + fn.num_inputs, fn.num_outputs);
+    status = mixprec_call_entry(entry, chunks, fn.num_inputs,
+                                chunks + fn.num_inputs, fn.num_outputs);
     if (status == MIXPREC_INVALID_ARGUMENT) {
       // A bad label's row is within the chunk: say which rows it holds.
       char message[512];

@@ -1,7 +1,8 @@
-//===- TrainerABI.h - a model library's trainer entry points ----*- C++ -*-===//
+//===- TrainerABI.h - a model library's trainer, for host tools -*- C++ -*-===//
 //
-// The trainer functions of mixprec.h, looked up in a loaded model library,
-// for host tools that drive training (mixprec-run, bench/gpu/model_check).
+// The trainer entry points of a loaded model library (its mixprec_api) and
+// what host tools that drive training (mixprec-run, bench/gpu/model_check)
+// derive from them: the trainer's scalars and which inputs a caller passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,39 +12,72 @@
 #include "ModelLibrary.h"
 
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
 namespace mixprec {
 
 struct TrainerABI {
-  mixprec_status (*create)(const char *, uint64_t, mixprec_trainer **);
-  void (*destroy)(mixprec_trainer *);
-  mixprec_status (*step)(mixprec_trainer *, const mixprec_tensor *, int32_t,
-                         float, float *);
-  int64_t (*stepCount)(const mixprec_trainer *);
-  float (*lossScale)(const mixprec_trainer *);
-  int64_t (*skippedSteps)(const mixprec_trainer *);
-  int32_t (*numStates)();
-  const mixprec_tensor_spec *(*stateAt)(int32_t);
-  int32_t (*skipped)(const mixprec_trainer *);
-  const char *(*nonfinite)(const mixprec_trainer *, int32_t);
-  mixprec_status (*save)(const mixprec_trainer *, const char *);
-  mixprec_status (*load)(mixprec_trainer *, const char *);
-  mixprec_status (*evaluate)(mixprec_trainer *, const char *, int64_t,
-                             const mixprec_tensor *, int32_t,
-                             const mixprec_tensor *, int32_t);
-  const char *(*lastError)();
-  /// Null in libraries older than the CUDA backend.
-  mixprec_status (*deviceMemory)(int64_t *, int64_t *);
+  explicit TrainerABI(const ModelLibrary &library) : api(library.api()) {}
+
+  const mixprec_api &api;
+
+  /// A scalar of `trainer` read through `getter` (mixprec_trainer_step_count,
+  /// ...), which fails only without a trainer or a place for the value.
+  template <typename T>
+  static T scalar(mixprec_status (*getter)(const mixprec_trainer *, T *),
+                  const mixprec_trainer *trainer) {
+    T value{};
+    getter(trainer, &value);
+    return value;
+  }
+  int64_t stepCount(const mixprec_trainer *trainer) const {
+    return scalar(api.mixprec_trainer_step_count, trainer);
+  }
+  float lossScale(const mixprec_trainer *trainer) const {
+    return scalar(api.mixprec_trainer_loss_scale, trainer);
+  }
+  bool skipped(const mixprec_trainer *trainer) const {
+    return scalar(api.mixprec_trainer_skipped, trainer);
+  }
+  int64_t skippedSteps(const mixprec_trainer *trainer) const {
+    return scalar(api.mixprec_trainer_skipped_steps, trainer);
+  }
+
+  /// The names of the parameters whose gradients were not finite in the
+  /// last step.
+  std::vector<const char *>
+  nonfiniteParameters(const mixprec_trainer *trainer) const {
+    std::vector<const char *> names;
+    const char *name = nullptr;
+    while (api.mixprec_trainer_nonfinite_parameter(
+               trainer, int32_t(names.size()), &name) == MIXPREC_OK &&
+           name)
+      names.push_back(name);
+    return names;
+  }
+
+  /// The model's parameters and buffers, in declaration order.
+  std::vector<const mixprec_tensor_spec *> states() const {
+    std::vector<const mixprec_tensor_spec *> specs;
+    int32_t count = 0;
+    api.mixprec_num_states(&count);
+    for (int32_t i = 0; i < count; ++i) {
+      const mixprec_tensor_spec *spec = nullptr;
+      if (api.mixprec_state_at(i, &spec) == MIXPREC_OK)
+        specs.push_back(spec);
+    }
+    return specs;
+  }
 
   /// Whether the trainer supplies `input` itself: a parameter, a buffer or
   /// the RNG state.
   bool isState(const mixprec_tensor_spec &input) const {
-    bool state = std::strcmp(input.name, "rng_state") == 0;
-    for (int32_t j = 0; j < numStates() && !state; ++j)
-      state = std::strcmp(input.name, stateAt(j)->name) == 0;
-    return state;
+    if (std::strcmp(input.name, "rng_state") == 0)
+      return true;
+    for (const mixprec_tensor_spec *state : states())
+      if (std::strcmp(input.name, state->name) == 0)
+        return true;
+    return false;
   }
 
   /// The inputs of the train step `step` a caller passes, in order: all but
@@ -67,30 +101,6 @@ struct TrainerABI {
       if (!isState(function.inputs[i]))
         inputs.push_back(&function.inputs[i]);
     return inputs;
-  }
-
-  /// Looks every entry point up; false if one is missing.
-  bool resolve(const ModelLibrary &library) {
-    auto get = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          library.symbol(name));
-      return fn != nullptr;
-    };
-    get(deviceMemory, "mixprec_device_memory");
-    return get(create, "mixprec_trainer_create") &&
-           get(destroy, "mixprec_trainer_destroy") &&
-           get(step, "mixprec_trainer_step") &&
-           get(stepCount, "mixprec_trainer_step_count") &&
-           get(lossScale, "mixprec_trainer_loss_scale") &&
-           get(skippedSteps, "mixprec_trainer_skipped_steps") &&
-           get(numStates, "mixprec_num_states") &&
-           get(stateAt, "mixprec_state_at") &&
-           get(evaluate, "mixprec_trainer_evaluate") &&
-           get(skipped, "mixprec_trainer_skipped") &&
-           get(nonfinite, "mixprec_trainer_nonfinite_parameter") &&
-           get(save, "mixprec_trainer_save") &&
-           get(load, "mixprec_trainer_load") &&
-           get(lastError, "mixprec_last_error");
   }
 };
 

@@ -1,6 +1,7 @@
 //===- TypeText.cpp - tensor types in messages ----------------------------===//
 
 #include "TypeText.h"
+#include "Dtype.h"
 
 #include <cstdarg>
 #include <cstdio>
@@ -39,8 +40,8 @@ const char *formatType(char *buffer, size_t size, int dtype, int32_t rank,
     return buffer;
   buffer[0] = '\0';
   Appender append{buffer, size};
-  const char *name = mixprec_dtype_name(mixprec_dtype(dtype));
-  if (mixprec_dtype_size(mixprec_dtype(dtype)) == 0)
+  const char *name = dtypeName(mixprec_dtype(dtype));
+  if (dtypeSize(mixprec_dtype(dtype)) == 0)
     append("dtype %d", dtype);
   else
     append("%s", name);

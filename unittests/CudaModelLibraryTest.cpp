@@ -132,14 +132,15 @@ protected:
   void *fake = nullptr;
 };
 
-template <typename Fn> Fn symbol(void *library, const char *name) {
-  return reinterpret_cast<Fn>(dlsym(library, name));
+/// The entry points of the loaded model `library`, through its table.
+const mixprec_api &entryPoints(void *library) {
+  using GetApi = const mixprec_api *(*)(uint32_t);
+  auto getApi = reinterpret_cast<GetApi>(dlsym(library, "mixprec_get_api"));
+  static const mixprec_api none = {};
+  const mixprec_api *api = getApi ? getApi(MIXPREC_API_VERSION) : nullptr;
+  EXPECT_NE(api, nullptr) << "no table of version " << MIXPREC_API_VERSION;
+  return api ? *api : none;
 }
-
-using Call = mixprec_status (*)(const char *, const mixprec_tensor *, int32_t,
-                                const mixprec_tensor *, int32_t);
-using LastError = const char *(*)();
-using DeviceMemory = mixprec_status (*)(int64_t *, int64_t *);
 
 const int64_t kVector4[] = {4};
 const int64_t kVector3[] = {3};
@@ -161,9 +162,11 @@ TEST_F(CudaModelLibrary, RunsThroughTheTrampolines) {
   int inits = calls("cuInit");
   void *model = dlopen((dir + "/model.so").c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(model, nullptr) << dlerror();
-  auto call = symbol<Call>(model, "mixprec_call");
-  auto lastError = symbol<LastError>(model, "mixprec_last_error");
-  auto deviceMemory = symbol<DeviceMemory>(model, "mixprec_device_memory");
+  const mixprec_api &api = entryPoints(model);
+  ASSERT_NE(api.mixprec_call, nullptr);
+  auto call = api.mixprec_call;
+  auto lastError = api.mixprec_last_error;
+  auto deviceMemory = api.mixprec_device_memory;
   float x[4] = {1.0f, 2.0f, -3.0f, 0.5f}, y[4] = {};
   mixprec_tensor in[] = {{x, MIXPREC_F32, 1, kVector4}};
   mixprec_tensor out[] = {{y, MIXPREC_F32, 1, kVector4}};
@@ -199,16 +202,16 @@ TEST_F(CudaModelLibrary, ACpuModelHasNoDeviceMemory) {
   ASSERT_EQ(errors, "");
   void *model = dlopen((dir + "/cpu.so").c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(model, nullptr) << dlerror();
-  auto call = symbol<Call>(model, "mixprec_call");
+  const mixprec_api &api = entryPoints(model);
+  ASSERT_NE(api.mixprec_call, nullptr);
   float x[4] = {1.0f, 2.0f, -3.0f, 0.5f}, y[4] = {};
   mixprec_tensor in[] = {{x, MIXPREC_F32, 1, kVector4}};
   mixprec_tensor out[] = {{y, MIXPREC_F32, 1, kVector4}};
-  ASSERT_EQ(call("copy", in, 1, out, 1), MIXPREC_OK);
+  ASSERT_EQ(api.mixprec_call("copy", in, 1, out, 1), MIXPREC_OK);
   EXPECT_EQ(std::memcmp(x, y, sizeof(x)), 0);
+  // The table's entry is the CPU runtime's, not the CUDA runtime's.
   int64_t current = -1;
-  EXPECT_EQ(
-      symbol<DeviceMemory>(model, "mixprec_device_memory")(&current, nullptr),
-      MIXPREC_UNAVAILABLE);
+  EXPECT_EQ(api.mixprec_device_memory(&current, nullptr), MIXPREC_UNAVAILABLE);
   EXPECT_EQ(current, -1);
   dlclose(model);
 }

@@ -1,25 +1,39 @@
 //===- FakeCuda.cpp - a stand-in libcuda for the CUDA runtime's tests -----===//
 //
-// Implements the driver entry points runtime/cuda/CudaDriver.cpp uses, with
-// the failure $FAKE_CUDA names: no_device, init, oom, launch (an error the
-// stream reports at synchronization, as an illegal address would), or none.
-// Memory is host memory and a launch runs nothing. fakeCudaCalls(name) counts
-// the calls of an entry point, for tests that check what the runtime asked
-// for. Built twice: FAKE_CUDA_LEGACY leaves out the stream-ordered allocator
-// (CUDA < 11.2).
+// Implements the driver entry points runtime/cuda/CudaDriver.cpp uses
+// (declared from the list in CudaDriverApi.h), with the failure $FAKE_CUDA
+// names: no_device, init, oom, launch (an error the stream reports at
+// synchronization, as an illegal address would), or none. Memory is host
+// memory and a launch runs nothing. fakeCudaCalls(name) counts the calls of
+// an entry point, for tests that check what the runtime asked for. Built
+// twice: FAKE_CUDA_LEGACY leaves out the stream-ordered allocator (the
+// list's optional entry points, CUDA < 11.2).
 //
 //===----------------------------------------------------------------------===//
+
+#include "../runtime/cuda/CudaDriverApi.h"
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 
-namespace {
+using namespace mixprec::cuda::libcuda;
 
-using CUresult = int;
-constexpr CUresult kSuccess = 0, kNotInitialized = 3, kOutOfMemory = 2,
-                   kNoDevice = 100, kNotFound = 500, kLaunchFailed = 719;
+// The entry points, as the runtime calls them, and a counter of each.
+#define FAKE_CUDA_DECLARE(field, symbol, parameters)                           \
+  extern "C" CUresult symbol parameters;
+#define FAKE_CUDA_COUNTER(field, symbol, parameters) {#symbol, 0},
+#ifdef FAKE_CUDA_LEGACY
+#define FAKE_CUDA_DECLARE_OPTIONAL(field, symbol, parameters)
+#define FAKE_CUDA_COUNTER_OPTIONAL(field, symbol, parameters)
+#else
+#define FAKE_CUDA_DECLARE_OPTIONAL FAKE_CUDA_DECLARE
+#define FAKE_CUDA_COUNTER_OPTIONAL FAKE_CUDA_COUNTER
+#endif
+MIXPREC_CUDA_DRIVER_ENTRY_POINTS(FAKE_CUDA_DECLARE, FAKE_CUDA_DECLARE_OPTIONAL)
+
+namespace {
 
 bool failing(const char *what) {
   const char *mode = std::getenv("FAKE_CUDA");
@@ -33,20 +47,8 @@ struct Counter {
   const char *entryPoint;
   int calls;
 };
-Counter counters[] = {
-    {"cuInit", 0},
-    {"cuCtxDestroy_v2", 0},
-    {"cuStreamSynchronize", 0},
-    {"cuModuleLoadData", 0},
-    {"cuModuleUnload", 0},
-    {"cuFuncSetAttribute", 0},
-    {"cuMemAlloc_v2", 0},
-    {"cuMemFree_v2", 0},
-    {"cuMemAllocAsync", 0},
-    {"cuMemFreeAsync", 0},
-    {"cuMemPoolSetAttribute", 0},
-    {"cuLaunchKernel", 0},
-};
+Counter counters[] = {MIXPREC_CUDA_DRIVER_ENTRY_POINTS(
+    FAKE_CUDA_COUNTER, FAKE_CUDA_COUNTER_OPTIONAL)};
 
 /// Device memory is host memory that belongs to the context current when
 /// it was allocated: destroying the context frees it, as the driver does.
@@ -54,13 +56,13 @@ struct Context {};
 Context *currentContext;
 std::map<void *, Context *> allocations;
 
-uint64_t allocate(size_t bytes) {
+CUdeviceptr allocate(size_t bytes) {
   void *memory = std::malloc(bytes);
   allocations[memory] = currentContext;
-  return reinterpret_cast<uint64_t>(memory);
+  return reinterpret_cast<CUdeviceptr>(memory);
 }
 
-void release(uint64_t pointer) {
+void release(CUdeviceptr pointer) {
   void *memory = reinterpret_cast<void *>(pointer);
   allocations.erase(memory);
   std::free(memory);
@@ -71,18 +73,6 @@ void count(const char *entryPoint) {
     if (std::strcmp(counter.entryPoint, entryPoint) == 0)
       ++counter.calls;
 }
-
-struct Error {
-  CUresult code;
-  const char *name, *text;
-};
-const Error kErrors[] = {
-    {kOutOfMemory, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
-    {kNotInitialized, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
-    {kNotFound, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
-    {kLaunchFailed, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
-    {kNoDevice, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
-};
 
 } // namespace
 
@@ -96,27 +86,31 @@ int fakeCudaCalls(const char *entryPoint) {
 }
 
 CUresult cuInit(unsigned) {
-  count("cuInit");
-  return failing("init") ? kNotInitialized : 0;
+  count(__func__);
+  return failing("init") ? CUDA_ERROR_NOT_INITIALIZED : CUDA_SUCCESS;
 }
-CUresult cuDeviceGetCount(int *count) {
-  *count = failing("no_device") ? 0 : 1;
-  return kSuccess;
+CUresult cuDeviceGetCount(int *devices) {
+  count(__func__);
+  *devices = failing("no_device") ? 0 : 1;
+  return CUDA_SUCCESS;
 }
 CUresult cuDeviceGet(int *device, int ordinal) {
+  count(__func__);
   *device = ordinal;
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetAttribute(int *value, int, int) {
+  count(__func__);
   *value = 1;
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 CUresult cuCtxCreate_v2(void **context, unsigned, int) {
+  count(__func__);
   *context = currentContext = new Context;
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 CUresult cuCtxDestroy_v2(void *context) {
-  count("cuCtxDestroy_v2");
+  count(__func__);
   auto *destroyed = static_cast<Context *>(context);
   for (auto it = allocations.begin(); it != allocations.end();)
     if (it->second == destroyed) {
@@ -128,28 +122,35 @@ CUresult cuCtxDestroy_v2(void *context) {
   if (currentContext == destroyed)
     currentContext = nullptr;
   delete destroyed;
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 CUresult cuCtxSetCurrent(void *context) {
+  count(__func__);
   currentContext = static_cast<Context *>(context);
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 CUresult cuStreamCreate(void **stream, unsigned) {
+  count(__func__);
   *stream = &launched;
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
-CUresult cuStreamDestroy_v2(void *) { return kSuccess; }
+CUresult cuStreamDestroy_v2(void *) {
+  count(__func__);
+  return CUDA_SUCCESS;
+}
 CUresult cuStreamSynchronize(void *) {
-  count("cuStreamSynchronize");
+  count(__func__);
   // A launch error surfaces when the stream is waited on.
-  return failing("launch") && launched ? kLaunchFailed : kSuccess;
+  return failing("launch") && launched ? CUDA_ERROR_LAUNCH_FAILED
+                                       : CUDA_SUCCESS;
 }
 CUresult cuModuleLoadData(void **module, const void *image) {
-  count("cuModuleLoadData");
+  count(__func__);
   *module = const_cast<void *>(image);
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+  count(__func__);
   // A fatbin (a compiled model's kernels) holds every kernel asked for; a
   // text "image" is the list of kernel names it holds.
   const uint32_t fatbinMagic = 0xBA55ED50;
@@ -157,102 +158,108 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   std::memcpy(&magic, module, sizeof(magic));
   if (magic != fatbinMagic &&
       !std::strstr(static_cast<const char *>(module), name))
-    return kNotFound;
+    return CUDA_ERROR_NOT_FOUND;
   *function = module;
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 CUresult cuModuleUnload(void *) {
-  count("cuModuleUnload");
-  return kSuccess;
+  count(__func__);
+  return CUDA_SUCCESS;
 }
 CUresult cuFuncSetAttribute(void *, int, int) {
-  count("cuFuncSetAttribute");
-  return kSuccess;
+  count(__func__);
+  return CUDA_SUCCESS;
 }
-CUresult cuMemAlloc_v2(uint64_t *pointer, size_t bytes) {
-  count("cuMemAlloc_v2");
+CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+  count(__func__);
   if (failing("oom"))
-    return kOutOfMemory;
+    return CUDA_ERROR_OUT_OF_MEMORY;
   *pointer = allocate(bytes);
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
-CUresult cuMemFree_v2(uint64_t pointer) {
-  count("cuMemFree_v2");
+CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  count(__func__);
   release(pointer);
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 #ifndef FAKE_CUDA_LEGACY
-CUresult cuMemAllocAsync(uint64_t *pointer, size_t bytes, void *) {
-  count("cuMemAllocAsync");
+CUresult cuMemAllocAsync(CUdeviceptr *pointer, size_t bytes, void *) {
+  count(__func__);
   if (failing("oom"))
-    return kOutOfMemory;
+    return CUDA_ERROR_OUT_OF_MEMORY;
   *pointer = allocate(bytes);
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
-CUresult cuMemFreeAsync(uint64_t pointer, void *) {
-  count("cuMemFreeAsync");
+CUresult cuMemFreeAsync(CUdeviceptr pointer, void *) {
+  count(__func__);
   release(pointer);
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetDefaultMemPool(void **pool, int) {
+  count(__func__);
   *pool = &launched;
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 CUresult cuMemPoolSetAttribute(void *, int, void *) {
-  count("cuMemPoolSetAttribute");
-  return kSuccess;
+  count(__func__);
+  return CUDA_SUCCESS;
 }
 #endif
-CUresult cuMemcpyAsync(uint64_t destination, uint64_t source, size_t bytes,
-                       void *) {
+CUresult cuMemcpyAsync(CUdeviceptr destination, CUdeviceptr source,
+                       size_t bytes, void *) {
+  count(__func__);
   std::memcpy(reinterpret_cast<void *>(destination),
               reinterpret_cast<const void *>(source), bytes);
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
-CUresult cuMemsetD32Async(uint64_t destination, unsigned value, size_t count,
-                          void *) {
-  for (size_t i = 0; i < count; ++i)
+CUresult cuMemsetD32Async(CUdeviceptr destination, unsigned value,
+                          size_t elements, void *) {
+  count(__func__);
+  for (size_t i = 0; i < elements; ++i)
     std::memcpy(reinterpret_cast<char *>(destination) + 4 * i, &value, 4);
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
-CUresult cuMemsetD16Async(uint64_t destination, unsigned short value,
-                          size_t count, void *) {
-  for (size_t i = 0; i < count; ++i)
+CUresult cuMemsetD16Async(CUdeviceptr destination, unsigned short value,
+                          size_t elements, void *) {
+  count(__func__);
+  for (size_t i = 0; i < elements; ++i)
     std::memcpy(reinterpret_cast<char *>(destination) + 2 * i, &value, 2);
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
-CUresult cuMemcpyHtoDAsync_v2(uint64_t destination, const void *source,
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination, const void *source,
                               size_t bytes, void *) {
+  count(__func__);
   std::memcpy(reinterpret_cast<void *>(destination), source, bytes);
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
-CUresult cuMemcpyDtoHAsync_v2(void *destination, uint64_t source, size_t bytes,
-                              void *) {
+CUresult cuMemcpyDtoHAsync_v2(void *destination, CUdeviceptr source,
+                              size_t bytes, void *) {
+  count(__func__);
   std::memcpy(destination, reinterpret_cast<void *>(source), bytes);
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 CUresult cuLaunchKernel(void *, unsigned, unsigned, unsigned, unsigned,
                         unsigned, unsigned, unsigned, void *, void **,
                         void **) {
-  count("cuLaunchKernel");
+  count(__func__);
   ++launched;
-  return kSuccess;
+  return CUDA_SUCCESS;
 }
 CUresult cuGetErrorName(CUresult result, const char **name) {
-  for (const Error &error : kErrors)
-    if (error.code == result) {
-      *name = error.name;
-      return kSuccess;
-    }
-  return 1;
+  count(__func__);
+  const ErrorText *error = findError(result);
+  if (!error)
+    return CUDA_ERROR_INVALID_VALUE;
+  *name = error->name;
+  return CUDA_SUCCESS;
 }
 CUresult cuGetErrorString(CUresult result, const char **text) {
-  for (const Error &error : kErrors)
-    if (error.code == result) {
-      *text = error.text;
-      return kSuccess;
-    }
-  return 1;
+  count(__func__);
+  const ErrorText *error = findError(result);
+  if (!error)
+    return CUDA_ERROR_INVALID_VALUE;
+  *text = error->text;
+  return CUDA_SUCCESS;
 }
 
 } // extern "C"

@@ -193,13 +193,59 @@ protected:
 //===----------------------------------------------------------------------===//
 
 TEST_F(ModelRuntime, AbiVersion) {
-  EXPECT_EQ(mixprec_abi_version(), MIXPREC_ABI_VERSION);
+  EXPECT_EQ(mixprec_abi_version(), MIXPREC_API_VERSION);
+  EXPECT_EQ(MIXPREC_API_VERSION, 3);
+}
+
+TEST_F(ModelRuntime, TheTableOfTheVersionHoldsEveryEntryPointInOrder) {
+  const mixprec_api *api = mixprec_get_api(MIXPREC_API_VERSION);
+  ASSERT_NE(api, nullptr);
+  // Version 3's layout: 24 entry points, in the order of
+  // mixprec_entry_points.def.
+  static_assert(sizeof(mixprec_api) == 24 * sizeof(void (*)()));
+  const auto *slots = reinterpret_cast<const void *const *>(api);
+  EXPECT_EQ(slots[0], reinterpret_cast<const void *>(&mixprec_num_functions));
+  EXPECT_EQ(slots[3], reinterpret_cast<const void *>(&mixprec_call));
+  EXPECT_EQ(slots[4], reinterpret_cast<const void *>(&mixprec_call_function));
+  EXPECT_EQ(slots[6], reinterpret_cast<const void *>(&mixprec_device_memory));
+  EXPECT_EQ(slots[12],
+            reinterpret_cast<const void *>(&mixprec_trainer_step_count));
+  EXPECT_EQ(slots[23], reinterpret_cast<const void *>(&mixprec_dtype_name));
+  EXPECT_EQ(api->mixprec_last_error, &mixprec_last_error);
+  EXPECT_EQ(api->mixprec_trainer_evaluate, &mixprec_trainer_evaluate);
+  int32_t count = 0;
+  ASSERT_EQ(api->mixprec_num_functions(&count), MIXPREC_OK);
+  EXPECT_EQ(count, 3);
+}
+
+TEST_F(ModelRuntime, NoTableOfAnotherVersion) {
+  for (uint32_t version : {0u, 1u, 2u, 4u, 0xFFFFFFFFu})
+    EXPECT_EQ(mixprec_get_api(version), nullptr) << version;
+}
+
+/// The function at `index`; null, with the status checked, when there is
+/// none.
+const mixprec_function *functionAt(int32_t index) {
+  const mixprec_function *function = nullptr;
+  mixprec_status status = mixprec_function_at(index, &function);
+  EXPECT_EQ(status == MIXPREC_OK, function != nullptr) << index;
+  return function;
+}
+
+/// The function `name`, or null.
+const mixprec_function *findFunction(const char *name) {
+  const mixprec_function *function = nullptr;
+  mixprec_status status = mixprec_find_function(name, &function);
+  EXPECT_EQ(status, function ? MIXPREC_OK : MIXPREC_NOT_FOUND);
+  return function;
 }
 
 TEST_F(ModelRuntime, FunctionAtBounds) {
-  ASSERT_EQ(mixprec_num_functions(), 3);
-  const mixprec_function *scale = mixprec_function_at(0);
-  const mixprec_function *pack = mixprec_function_at(1);
+  int32_t count = -1;
+  ASSERT_EQ(mixprec_num_functions(&count), MIXPREC_OK);
+  ASSERT_EQ(count, 3);
+  const mixprec_function *scale = functionAt(0);
+  const mixprec_function *pack = functionAt(1);
   ASSERT_NE(scale, nullptr);
   ASSERT_NE(pack, nullptr);
   EXPECT_STREQ(scale->name, "scale");
@@ -208,16 +254,54 @@ TEST_F(ModelRuntime, FunctionAtBounds) {
   EXPECT_EQ(scale->inputs, kScaleInputs);
   EXPECT_EQ(scale->num_outputs, 2);
   EXPECT_EQ(scale->outputs, kScaleOutputs);
-  for (int32_t index : {-1, 3, 4, INT32_MIN, INT32_MAX})
-    EXPECT_EQ(mixprec_function_at(index), nullptr) << index;
+  for (int32_t index : {-1, 3, 4, INT32_MIN, INT32_MAX}) {
+    const mixprec_function *unchanged = scale;
+    EXPECT_EQ(mixprec_function_at(index, &unchanged), MIXPREC_INVALID_ARGUMENT)
+        << index;
+    EXPECT_EQ(unchanged, scale) << index;
+  }
+  EXPECT_STREQ(mixprec_last_error(),
+               "no function at index 2147483647: the model has 3");
 }
 
 TEST_F(ModelRuntime, FindFunction) {
-  EXPECT_EQ(mixprec_find_function("scale"), mixprec_function_at(0));
-  EXPECT_EQ(mixprec_find_function("pack"), mixprec_function_at(1));
+  EXPECT_EQ(findFunction("scale"), functionAt(0));
+  EXPECT_EQ(findFunction("pack"), functionAt(1));
   for (const char *name : {"", "scal", "scale2", "Scale", "pack ", "none"})
-    EXPECT_EQ(mixprec_find_function(name), nullptr) << name;
-  EXPECT_EQ(mixprec_find_function(nullptr), nullptr);
+    EXPECT_EQ(findFunction(name), nullptr) << name;
+  EXPECT_STREQ(mixprec_last_error(), "no function named 'none'");
+  EXPECT_EQ(findFunction(nullptr), nullptr);
+}
+
+TEST_F(ModelRuntime, OutParametersMustNotBeNull) {
+  EXPECT_EQ(mixprec_num_functions(nullptr), MIXPREC_INVALID_ARGUMENT);
+  EXPECT_STREQ(mixprec_last_error(),
+               "mixprec_num_functions: no place for the count");
+  EXPECT_EQ(mixprec_function_at(0, nullptr), MIXPREC_INVALID_ARGUMENT);
+  EXPECT_EQ(mixprec_find_function("scale", nullptr), MIXPREC_INVALID_ARGUMENT);
+  EXPECT_EQ(mixprec_num_states(nullptr), MIXPREC_INVALID_ARGUMENT);
+  EXPECT_EQ(mixprec_state_at(0, nullptr), MIXPREC_INVALID_ARGUMENT);
+  EXPECT_EQ(mixprec_dtype_size(MIXPREC_F32, nullptr), MIXPREC_INVALID_ARGUMENT);
+  EXPECT_EQ(mixprec_dtype_name(MIXPREC_F32, nullptr), MIXPREC_INVALID_ARGUMENT);
+  EXPECT_STREQ(mixprec_last_error(),
+               "mixprec_dtype_name: no place for the name");
+}
+
+TEST_F(ModelRuntime, StateAtBounds) {
+  int32_t count = -1;
+  ASSERT_EQ(mixprec_num_states(&count), MIXPREC_OK);
+  ASSERT_EQ(count, 2);
+  const mixprec_tensor_spec *spec = nullptr;
+  ASSERT_EQ(mixprec_state_at(1, &spec), MIXPREC_OK);
+  EXPECT_EQ(spec, &kStepCount);
+  for (int32_t index : {-1, 2, INT32_MIN, INT32_MAX}) {
+    const mixprec_tensor_spec *unchanged = &kWeights;
+    EXPECT_EQ(mixprec_state_at(index, &unchanged), MIXPREC_INVALID_ARGUMENT)
+        << index;
+    EXPECT_EQ(unchanged, &kWeights) << index;
+  }
+  EXPECT_STREQ(mixprec_last_error(),
+               "no parameter or buffer at index 2147483647: the model has 2");
 }
 
 //===----------------------------------------------------------------------===//
@@ -428,6 +512,58 @@ TEST_F(ModelRuntime, LongMessagesAreCut) {
 }
 
 //===----------------------------------------------------------------------===//
+// Calls by handle
+//===----------------------------------------------------------------------===//
+
+TEST_F(ModelRuntime, CallByHandleRunsTheFunction) {
+  ScaleCall call;
+  const mixprec_function *scale = findFunction("scale");
+  ASSERT_NE(scale, nullptr);
+  ASSERT_EQ(mixprec_call_function(scale, call.inputs.data(), 2,
+                                  call.outputs.data(), 2),
+            MIXPREC_OK)
+      << mixprec_last_error();
+  EXPECT_EQ(scaleCalls, 1);
+  EXPECT_EQ(packCalls, 0);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(call.y[i], 2.0f * float(i + 1)) << i;
+  EXPECT_EQ(call.count, 6);
+}
+
+TEST_F(ModelRuntime, CallByHandleChecksAsCallByName) {
+  ScaleCall call;
+  call.inputs[0].shape = kVector4Shape;
+  call.inputs[0].rank = 1;
+  expectRejected(mixprec_call_function(functionAt(0), call.inputs.data(), 2,
+                                       call.outputs.data(), 2),
+                 call, {"scale: input 0 ('x') must be f32[2, 3], got f32[4]"});
+  ScaleCall few;
+  expectRejected(mixprec_call_function(functionAt(0), few.inputs.data(), 1,
+                                       few.outputs.data(), 2),
+                 few, {"expects 2 inputs, got 1", "input 1 ('factor')"});
+}
+
+TEST_F(ModelRuntime, CallByHandleRefusesPointersItDidNotGive) {
+  ScaleCall call;
+  const mixprec_function *scale = functionAt(0);
+  // Equal contents at another address is not a handle.
+  const mixprec_function copy = *scale;
+  const auto *inside = reinterpret_cast<const mixprec_function *>(
+      reinterpret_cast<const char *>(scale) + 1);
+  const auto *pastTheEnd = reinterpret_cast<const mixprec_function *>(
+      reinterpret_cast<const char *>(scale) + 3 * sizeof(mixprec_model_entry));
+  for (const mixprec_function *handle :
+       {static_cast<const mixprec_function *>(nullptr), &copy, inside,
+        pastTheEnd}) {
+    expectRejected(mixprec_call_function(handle, call.inputs.data(), 2,
+                                         call.outputs.data(), 2),
+                   call,
+                   {"mixprec_call_function: ", "is no function of this "
+                                               "model"});
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // mixprec_last_error
 //===----------------------------------------------------------------------===//
 
@@ -461,6 +597,14 @@ TEST_F(ModelRuntime, LastErrorIsPerThread) {
 //===----------------------------------------------------------------------===//
 // Functions that fail to run
 //===----------------------------------------------------------------------===//
+
+/// The trainer's step count, read through the ABI.
+int64_t stepCount(const mixprec_trainer *trainer) {
+  int64_t count = -1;
+  EXPECT_EQ(mixprec_trainer_step_count(trainer, &count), MIXPREC_OK)
+      << mixprec_last_error();
+  return count;
+}
 
 /// The trainer's copy of `name`, as bytes.
 template <size_t Bytes>
@@ -500,7 +644,7 @@ TEST(ModelRuntimeFailure, AFailingStepLeavesTheTrainerAsItWas) {
   EXPECT_EQ(std::memcmp(w, wAfter, sizeof(w)), 0);
   EXPECT_EQ(std::memcmp(count, countAfter, sizeof(count)), 0);
   EXPECT_EQ(std::memcmp(rng, rngAfter, sizeof(rng)), 0);
-  EXPECT_EQ(mixprec_trainer_step_count(trainer), 1);
+  EXPECT_EQ(stepCount(trainer), 1);
 
   // The next step starts from the state before the failed one.
   ASSERT_EQ(mixprec_trainer_step(trainer, batch, 1, 0.5f, &loss), MIXPREC_OK)
@@ -510,7 +654,7 @@ TEST(ModelRuntimeFailure, AFailingStepLeavesTheTrainerAsItWas) {
   std::memcpy(weights, wAfter, sizeof(weights));
   EXPECT_EQ(weights[0], -0.5f);
   EXPECT_EQ(weights[1], -1.5f);
-  EXPECT_EQ(mixprec_trainer_step_count(trainer), 2);
+  EXPECT_EQ(stepCount(trainer), 2);
   mixprec_trainer_destroy(trainer);
 }
 
@@ -533,7 +677,61 @@ TEST(ModelRuntimeTrainerErrors, StateAndBatchErrorsShowBothTypes) {
   EXPECT_EQ(mixprec_trainer_set(trainer, "w", wrong), MIXPREC_INVALID_ARGUMENT);
   EXPECT_STREQ(mixprec_last_error(),
                "value ('w') must be f32[2], got f16[3, 1, 1]");
-  EXPECT_EQ(mixprec_trainer_step_count(trainer), 0);
+  EXPECT_EQ(stepCount(trainer), 0);
+  mixprec_trainer_destroy(trainer);
+}
+
+TEST(ModelRuntimeTrainerScalars, AStepWithoutLossScalingHasTheDefaults) {
+  mixprec_trainer *trainer = nullptr;
+  ASSERT_EQ(mixprec_trainer_create("train", 7, &trainer), MIXPREC_OK)
+      << mixprec_last_error();
+  float scale = -1.0f;
+  int32_t skipped = -1;
+  int64_t skippedSteps = -1;
+  const char *nonfinite = "unchanged";
+  EXPECT_EQ(mixprec_trainer_loss_scale(trainer, &scale), MIXPREC_OK);
+  EXPECT_EQ(scale, 1.0f);
+  EXPECT_EQ(mixprec_trainer_skipped(trainer, &skipped), MIXPREC_OK);
+  EXPECT_EQ(skipped, 0);
+  EXPECT_EQ(mixprec_trainer_skipped_steps(trainer, &skippedSteps), MIXPREC_OK);
+  EXPECT_EQ(skippedSteps, 0);
+  EXPECT_EQ(mixprec_trainer_nonfinite_parameter(trainer, 0, &nonfinite),
+            MIXPREC_OK);
+  EXPECT_EQ(nonfinite, nullptr);
+  EXPECT_EQ(stepCount(trainer), 0);
+  mixprec_trainer_destroy(trainer);
+}
+
+TEST(ModelRuntimeTrainerScalars, NoTrainerOrNoPlaceIsAnInvalidArgument) {
+  mixprec_trainer *trainer = nullptr;
+  ASSERT_EQ(mixprec_trainer_create("train", 7, &trainer), MIXPREC_OK)
+      << mixprec_last_error();
+  int64_t count = -1;
+  float scale = -1.0f;
+  int32_t skipped = -1;
+  const char *name = "unchanged";
+  EXPECT_EQ(mixprec_trainer_step_count(nullptr, &count),
+            MIXPREC_INVALID_ARGUMENT);
+  EXPECT_STREQ(mixprec_last_error(), "mixprec_trainer_step_count: no trainer "
+                                     "or no place for the value");
+  EXPECT_EQ(mixprec_trainer_step_count(trainer, nullptr),
+            MIXPREC_INVALID_ARGUMENT);
+  EXPECT_EQ(mixprec_trainer_loss_scale(nullptr, &scale),
+            MIXPREC_INVALID_ARGUMENT);
+  EXPECT_STREQ(mixprec_last_error(), "mixprec_trainer_loss_scale: no trainer "
+                                     "or no place for the value");
+  EXPECT_EQ(mixprec_trainer_skipped(trainer, nullptr),
+            MIXPREC_INVALID_ARGUMENT);
+  EXPECT_EQ(mixprec_trainer_skipped_steps(nullptr, &count),
+            MIXPREC_INVALID_ARGUMENT);
+  EXPECT_EQ(mixprec_trainer_nonfinite_parameter(nullptr, 0, &name),
+            MIXPREC_INVALID_ARGUMENT);
+  EXPECT_EQ(mixprec_trainer_nonfinite_parameter(trainer, 0, nullptr),
+            MIXPREC_INVALID_ARGUMENT);
+  EXPECT_EQ(count, -1);
+  EXPECT_EQ(scale, -1.0f);
+  EXPECT_EQ(skipped, -1);
+  EXPECT_STREQ(name, "unchanged");
   mixprec_trainer_destroy(trainer);
 }
 
@@ -558,11 +756,11 @@ TEST(ModelRuntimeTrainerErrors, LearningRateMustBeFiniteAndNotNegative) {
                   bad.shown);
     EXPECT_EQ(loss, -1.0f);
   }
-  EXPECT_EQ(mixprec_trainer_step_count(trainer), 0);
+  EXPECT_EQ(stepCount(trainer), 0);
   float loss = 0.0f;
   EXPECT_EQ(mixprec_trainer_step(trainer, batch, 1, 0.0f, &loss), MIXPREC_OK)
       << mixprec_last_error();
-  EXPECT_EQ(mixprec_trainer_step_count(trainer), 1);
+  EXPECT_EQ(stepCount(trainer), 1);
   mixprec_trainer_destroy(trainer);
 }
 
@@ -626,13 +824,26 @@ TEST(ModelRuntimeDtype, SizeAndName) {
        {Expected{MIXPREC_F32, 4, "f32"}, Expected{MIXPREC_F16, 2, "f16"},
         Expected{MIXPREC_BF16, 2, "bf16"}, Expected{MIXPREC_I32, 4, "i32"},
         Expected{MIXPREC_I64, 8, "i64"}, Expected{MIXPREC_BOOL, 1, "bool"}}) {
-    EXPECT_EQ(mixprec_dtype_size(expected.dtype), expected.size)
-        << expected.name;
-    EXPECT_STREQ(mixprec_dtype_name(expected.dtype), expected.name);
+    size_t size = 0;
+    const char *name = nullptr;
+    EXPECT_EQ(mixprec_dtype_size(expected.dtype, &size), MIXPREC_OK);
+    EXPECT_EQ(size, expected.size) << expected.name;
+    EXPECT_EQ(mixprec_dtype_name(expected.dtype, &name), MIXPREC_OK);
+    EXPECT_STREQ(name, expected.name);
   }
   for (int unknown : {-1, 6, 1000}) {
-    EXPECT_EQ(mixprec_dtype_size(mixprec_dtype(unknown)), 0u) << unknown;
-    EXPECT_STREQ(mixprec_dtype_name(mixprec_dtype(unknown)), "unknown");
+    size_t size = 77;
+    const char *name = "unchanged";
+    EXPECT_EQ(mixprec_dtype_size(mixprec_dtype(unknown), &size),
+              MIXPREC_INVALID_ARGUMENT)
+        << unknown;
+    EXPECT_EQ(std::string(mixprec_last_error()),
+              "no dtype " + std::to_string(unknown));
+    EXPECT_EQ(mixprec_dtype_name(mixprec_dtype(unknown), &name),
+              MIXPREC_INVALID_ARGUMENT)
+        << unknown;
+    EXPECT_EQ(size, 77u);
+    EXPECT_STREQ(name, "unchanged");
   }
 }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Npy.h"
+#include "Dtype.h"
 
 #include <gtest/gtest.h>
 
@@ -179,7 +180,7 @@ TEST_P(NpyRoundTrip, SerializeThenParse) {
   size_t elements = 1;
   for (int64_t size : array.shape)
     elements *= size_t(size);
-  size_t elementSize = mixprec_dtype_size(param.dtype);
+  size_t elementSize = mixprec::dtypeSize(param.dtype);
   ASSERT_GT(elementSize, 0u);
   array.data.resize(elements * elementSize);
   for (size_t i = 0; i < array.data.size(); ++i)
@@ -223,7 +224,7 @@ static std::vector<RoundTripCase> allRoundTripCases() {
 INSTANTIATE_TEST_SUITE_P(
     AllDtypesAndRanks, NpyRoundTrip, ::testing::ValuesIn(allRoundTripCases()),
     [](const ::testing::TestParamInfo<RoundTripCase> &info) {
-      return std::string(mixprec_dtype_name(info.param.dtype)) + "_rank" +
+      return std::string(mixprec::dtypeName(info.param.dtype)) + "_rank" +
              std::to_string(info.param.rank);
     });
 

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Dtype.h"
 #include "ModelLibrary.h"
 #include "Npy.h"
 #include "TrainerABI.h"
@@ -72,7 +73,7 @@ struct Tensor {
 
   explicit Tensor(const mixprec_tensor_spec &spec)
       : dtype(spec.dtype), shape(spec.shape, spec.shape + spec.rank),
-        bytes(size_t(elements()) * mixprec_dtype_size(spec.dtype)) {}
+        bytes(size_t(elements()) * dtypeSize(spec.dtype)) {}
   int64_t elements() const {
     int64_t count = 1;
     for (int64_t size : shape)
@@ -228,10 +229,10 @@ Run train(const ModelLibrary &library, const std::vector<npy::Array> &arrays,
     run.status = status;
     run.error = error;
   };
-  TrainerABI abi;
+  TrainerABI abi(library);
   const mixprec_function *step = library.find("train");
-  if (!abi.resolve(library) || !step) {
-    fail(MIXPREC_NOT_FOUND, "no train step 'train' and trainer ABI");
+  if (!step) {
+    fail(MIXPREC_NOT_FOUND, "no train step 'train'");
     return run;
   }
   std::vector<Tensor> batches;
@@ -262,8 +263,9 @@ Run train(const ModelLibrary &library, const std::vector<npy::Array> &arrays,
   }
 
   mixprec_trainer *trainer = nullptr;
-  if (mixprec_status status = abi.create("train", 0, &trainer)) {
-    fail(status, abi.lastError());
+  if (mixprec_status status =
+          abi.api.mixprec_trainer_create("train", 0, &trainer)) {
+    fail(status, abi.api.mixprec_last_error());
     return run;
   }
   std::vector<mixprec_tensor> tensors = views(batches);
@@ -274,20 +276,19 @@ Run train(const ModelLibrary &library, const std::vector<npy::Array> &arrays,
                   arrays[i].data.data() + size_t(s % perEpoch) * bytes, bytes);
     }
     float loss = 0;
-    if (mixprec_status status = abi.step(trainer, tensors.data(),
-                                         int32_t(tensors.size()), lr, &loss)) {
-      fail(status, abi.lastError());
+    if (mixprec_status status = abi.api.mixprec_trainer_step(
+            trainer, tensors.data(), int32_t(tensors.size()), lr, &loss)) {
+      fail(status, abi.api.mixprec_last_error());
       break;
     }
     run.loss.push_back(loss);
     run.scale.push_back(abi.lossScale(trainer));
     run.skipped.push_back(abi.skippedSteps(trainer));
   }
-  if (!abi.deviceMemory)
-    run.memoryError = "the library has no mixprec_device_memory";
-  else if (abi.deviceMemory(&run.currentBytes, &run.peakBytes) != MIXPREC_OK)
-    run.memoryError = abi.lastError();
-  abi.destroy(trainer);
+  if (abi.api.mixprec_device_memory(&run.currentBytes, &run.peakBytes) !=
+      MIXPREC_OK)
+    run.memoryError = abi.api.mixprec_last_error();
+  abi.api.mixprec_trainer_destroy(trainer);
   return run;
 }
 

@@ -6,9 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import dtypes, elf
-
-ABI_VERSION = 2
+from . import abi, dtypes, elf
 
 
 class ModelError(RuntimeError):
@@ -40,25 +38,6 @@ class _Functions(dict):
             "no function named '%s'; the model has %s" % (
                 name, ", ".join(sorted(self)) or "none"),
             ModelError.NOT_FOUND)
-
-
-class _Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int),
-                ("rank", ctypes.c_int32),
-                ("shape", ctypes.POINTER(ctypes.c_int64))]
-
-
-class _TensorSpec(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int),
-                ("rank", ctypes.c_int32),
-                ("shape", ctypes.POINTER(ctypes.c_int64))]
-
-
-class _Function(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("num_inputs", ctypes.c_int32),
-                ("inputs", ctypes.POINTER(_TensorSpec)),
-                ("num_outputs", ctypes.c_int32),
-                ("outputs", ctypes.POINTER(_TensorSpec))]
 
 
 @dataclass(frozen=True)
@@ -107,43 +86,46 @@ class Model:
             self._lib = ctypes.CDLL(self.path, mode=ctypes.RTLD_LOCAL)
         except OSError as error:
             raise ModelError(str(error), ModelError.INVALID_ARGUMENT) from None
-        lib = self._lib
-        for symbol in ("mixprec_abi_version", "mixprec_num_functions",
-                       "mixprec_function_at", "mixprec_call",
-                       "mixprec_last_error", "mixprec_num_states",
-                       "mixprec_state_at"):
-            if not hasattr(lib, symbol):
-                raise ModelError("%s: not a mixprec model: missing symbol %s"
-                                 % (given, symbol),
-                                 ModelError.INVALID_ARGUMENT)
-        lib.mixprec_abi_version.restype = ctypes.c_int32
-        lib.mixprec_num_functions.restype = ctypes.c_int32
-        lib.mixprec_function_at.restype = ctypes.POINTER(_Function)
-        lib.mixprec_function_at.argtypes = [ctypes.c_int32]
-        lib.mixprec_call.restype = ctypes.c_int
-        lib.mixprec_call.argtypes = [ctypes.c_char_p, ctypes.POINTER(_Tensor),
-                                     ctypes.c_int32, ctypes.POINTER(_Tensor),
-                                     ctypes.c_int32]
-        lib.mixprec_last_error.restype = ctypes.c_char_p
-        if lib.mixprec_abi_version() != ABI_VERSION:
+        # Every call goes through the library's table of entry points,
+        # whose prototypes abi.Api sets once.
+        try:
+            version, self._api = abi.load_api(self._lib)
+        except AttributeError:
+            raise ModelError("%s: not a mixprec model: missing symbol "
+                             "mixprec_abi_version" % given,
+                             ModelError.INVALID_ARGUMENT) from None
+        if self._api is None or version != abi.API_VERSION:
             raise ModelError("%s: ABI version %d, expected %d" % (
-                self.path, lib.mixprec_abi_version(), ABI_VERSION))
+                self.path, version, abi.API_VERSION))
+        api = self._api
         self.functions = _Functions()
-        for i in range(lib.mixprec_num_functions()):
-            raw = lib.mixprec_function_at(i).contents
+        # Handles for mixprec_call_function, by name.
+        self._handles = {}
+        for i in range(self._count(api.mixprec_num_functions)):
+            handle = ctypes.POINTER(abi.Function)()
+            self._check(api.mixprec_function_at(i, ctypes.byref(handle)))
+            raw = handle.contents
             function = Function(
                 raw.name.decode(),
                 tuple(_spec(raw.inputs[j]) for j in range(raw.num_inputs)),
                 tuple(_spec(raw.outputs[j]) for j in range(raw.num_outputs)))
             self.functions[function.name] = function
-        lib.mixprec_state_at.restype = ctypes.POINTER(_TensorSpec)
-        lib.mixprec_state_at.argtypes = [ctypes.c_int32]
-        self.state = tuple(_spec(lib.mixprec_state_at(i).contents)
-                           for i in range(lib.mixprec_num_states()))
+            self._handles[function.name] = handle
+        state = []
+        for i in range(self._count(api.mixprec_num_states)):
+            spec = ctypes.POINTER(abi.TensorSpec)()
+            self._check(api.mixprec_state_at(i, ctypes.byref(spec)))
+            state.append(_spec(spec.contents))
+        self.state = tuple(state)
+
+    def _count(self, entry_point):
+        count = ctypes.c_int32()
+        self._check(entry_point(ctypes.byref(count)))
+        return count.value
 
     def _check(self, status):
         if status != 0:
-            raise ModelError(self._lib.mixprec_last_error().decode(), status)
+            raise ModelError(self._api.mixprec_last_error().decode(), status)
 
     def function(self, name):
         """The function `name`; a ModelError listing the model's functions
@@ -154,11 +136,9 @@ class Model:
         """(current, peak): the bytes of device memory a CUDA model holds
         now and the most it held since it was loaded. Raises ModelError for
         a CPU model."""
-        function = self._lib.mixprec_device_memory
-        function.restype = ctypes.c_int
-        function.argtypes = [ctypes.POINTER(ctypes.c_int64)] * 2
         current, peak = ctypes.c_int64(), ctypes.c_int64()
-        self._check(function(ctypes.byref(current), ctypes.byref(peak)))
+        self._check(self._api.mixprec_device_memory(ctypes.byref(current),
+                                                    ctypes.byref(peak)))
         return current.value, peak.value
 
     def trainer(self, step="train", seed=0):
@@ -180,8 +160,8 @@ class Model:
         inputs = [np.asarray(a, order="C") for a in inputs]
         outputs = list(outputs)
         keep_alive = []
-        self._check(self._lib.mixprec_call(
-            name.encode(),
+        self._check(self._api.mixprec_call_function(
+            self._handles[name],
             _tensors(inputs, keep_alive, _labels(name, "input",
                                                  function.inputs)),
             len(inputs),
@@ -205,7 +185,7 @@ def _tensors(arrays, keep_alive, labels=()):
     are appended to `keep_alive`. `labels` are (what, spec) of the arrays
     the model expects: one whose dtype the ABI lacks (f64, i8, ...) is
     reported here as the library reports a wrong type."""
-    result = (_Tensor * max(len(arrays), 1))()
+    result = (abi.Tensor * max(len(arrays), 1))()
     for i, array in enumerate(arrays):
         code = _dtype_of(array)
         if code < 0:
@@ -224,7 +204,7 @@ def _tensors(arrays, keep_alive, labels=()):
             raise ModelError("array %d is not contiguous" % i)
         shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
         keep_alive.append(shape)
-        result[i] = _Tensor(array.ctypes.data, code, array.ndim, shape)
+        result[i] = abi.Tensor(array.ctypes.data, code, array.ndim, shape)
     return result
 
 
@@ -233,43 +213,24 @@ class Trainer:
     through a compiled train step."""
 
     def __init__(self, model, step, seed):
-        lib = model._lib
-        lib.mixprec_trainer_create.argtypes = [
-            ctypes.c_char_p, ctypes.c_uint64, ctypes.POINTER(ctypes.c_void_p)]
-        lib.mixprec_trainer_destroy.argtypes = [ctypes.c_void_p]
-        lib.mixprec_trainer_step.argtypes = [
-            ctypes.c_void_p, ctypes.POINTER(_Tensor), ctypes.c_int32,
-            ctypes.c_float, ctypes.POINTER(ctypes.c_float)]
-        for name, restype in (("step_count", ctypes.c_int64),
-                              ("loss_scale", ctypes.c_float),
-                              ("skipped", ctypes.c_int32),
-                              ("skipped_steps", ctypes.c_int64)):
-            function = getattr(lib, "mixprec_trainer_" + name)
-            function.argtypes = [ctypes.c_void_p]
-            function.restype = restype
-        lib.mixprec_trainer_nonfinite_parameter.argtypes = [ctypes.c_void_p,
-                                                            ctypes.c_int32]
-        lib.mixprec_trainer_nonfinite_parameter.restype = ctypes.c_char_p
-        for name in ("mixprec_trainer_save", "mixprec_trainer_load"):
-            getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-        for name in ("mixprec_trainer_get", "mixprec_trainer_set"):
-            getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_char_p,
-                                           ctypes.POINTER(_Tensor)]
-        lib.mixprec_trainer_evaluate.argtypes = [
-            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int64,
-            ctypes.POINTER(_Tensor), ctypes.c_int32, ctypes.POINTER(_Tensor),
-            ctypes.c_int32]
         self.model = model
+        self._api = model._api
         self.function = model.function(step)
         self.state = {spec.name: spec for spec in model.state}
         self._handle = ctypes.c_void_p()
-        model._check(lib.mixprec_trainer_create(step.encode(), seed,
-                                                ctypes.byref(self._handle)))
+        model._check(self._api.mixprec_trainer_create(
+            step.encode(), seed, ctypes.byref(self._handle)))
 
     def __del__(self):
         if getattr(self, "_handle", None):
-            self.model._lib.mixprec_trainer_destroy(self._handle)
+            self._api.mixprec_trainer_destroy(self._handle)
             self._handle = None
+
+    def _scalar(self, getter, ctype):
+        """The trainer's scalar that `getter` (an entry point) reads."""
+        value = ctype()
+        self.model._check(getter(self._handle, ctypes.byref(value)))
+        return value.value
 
     def _caller_inputs(self, function, train_step):
         """(index, spec) of the inputs of `function` a caller passes: all
@@ -296,48 +257,53 @@ class Trainer:
         labels = _labels(self.function.name, "input",
                          [spec for _, spec in caller], [i for i, _ in caller])
         keep_alive, loss = [], ctypes.c_float()
-        self.model._check(self.model._lib.mixprec_trainer_step(
+        self.model._check(self._api.mixprec_trainer_step(
             self._handle, _tensors(batch, keep_alive, labels), len(batch), lr,
             ctypes.byref(loss)))
         return loss.value
 
     @property
     def step_count(self):
-        return self.model._lib.mixprec_trainer_step_count(self._handle)
+        return self._scalar(self._api.mixprec_trainer_step_count,
+                            ctypes.c_int64)
 
     @property
     def loss_scale(self):
         """The scale the next step uses (1.0 without loss scaling)."""
-        return self.model._lib.mixprec_trainer_loss_scale(self._handle)
+        return self._scalar(self._api.mixprec_trainer_loss_scale,
+                            ctypes.c_float)
 
     @property
     def skipped(self):
         """Whether the last step was skipped (a gradient was not finite)."""
-        return bool(self.model._lib.mixprec_trainer_skipped(self._handle))
+        return bool(self._scalar(self._api.mixprec_trainer_skipped,
+                                 ctypes.c_int32))
 
     @property
     def skipped_steps(self):
-        return self.model._lib.mixprec_trainer_skipped_steps(self._handle)
+        return self._scalar(self._api.mixprec_trainer_skipped_steps,
+                            ctypes.c_int64)
 
     @property
     def nonfinite_parameters(self):
         """The parameters whose gradients had an Inf or NaN last step."""
-        names, lib = [], self.model._lib
+        names = []
         while True:
-            name = lib.mixprec_trainer_nonfinite_parameter(self._handle,
-                                                           len(names))
-            if name is None:
+            name = ctypes.c_char_p()
+            self.model._check(self._api.mixprec_trainer_nonfinite_parameter(
+                self._handle, len(names), ctypes.byref(name)))
+            if name.value is None:
                 return names
-            names.append(name.decode())
+            names.append(name.value.decode())
 
     def save(self, path):
         """Writes a checkpoint atomically (temporary file, fsync, rename)."""
-        self.model._check(self.model._lib.mixprec_trainer_save(
+        self.model._check(self._api.mixprec_trainer_save(
             self._handle, str(path).encode()))
 
     def load(self, path):
         """Restores a checkpoint; a bad file raises and changes nothing."""
-        self.model._check(self.model._lib.mixprec_trainer_load(
+        self.model._check(self._api.mixprec_trainer_load(
             self._handle, str(path).encode()))
 
     def _spec(self, name):
@@ -351,7 +317,7 @@ class Trainer:
         """A copy of the parameter or buffer `name` (or "rng_state")."""
         spec = self._spec(name)
         out = np.empty(spec.shape, spec.numpy_dtype)
-        self.model._check(self.model._lib.mixprec_trainer_get(
+        self.model._check(self._api.mixprec_trainer_get(
             self._handle, name.encode(), _tensors([out], [])))
         return out
 
@@ -359,7 +325,7 @@ class Trainer:
         value = np.asarray(value, order="C")
         keep_alive = []
         labels = [("value ('%s')" % name, self._spec(name))]
-        self.model._check(self.model._lib.mixprec_trainer_set(
+        self.model._check(self._api.mixprec_trainer_set(
             self._handle, name.encode(),
             _tensors([value], keep_alive, labels)))
 
@@ -377,7 +343,7 @@ class Trainer:
                               tuple(s.shape[1:]) if s.shape else ()))
                   for _, s in self._caller_inputs(spec, False)]
         keep_alive = []
-        self.model._check(self.model._lib.mixprec_trainer_evaluate(
+        self.model._check(self._api.mixprec_trainer_evaluate(
             self._handle, function.encode(), rows,
             _tensors(inputs, keep_alive, labels), len(inputs),
             _tensors(outputs, keep_alive), len(outputs)))

@@ -1,64 +1,32 @@
 //===- CudaDriver.cpp - the CUDA driver API, loaded at run time -----------===//
 
 #include "CudaDriver.h"
+#include "CudaDriverApi.h"
 #include "ModelEntries.h"
 
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
 
 namespace mixprec::cuda {
 
+using namespace libcuda;
+
 namespace {
 
-// The driver API's types, as cuda.h declares them; the toolkit's headers are
-// not needed to build the runtime.
-using CUresult = int;
-using CUdevice = int;
-using CUcontext = void *;
-using CUstream = void *;
-using CUmemoryPool = void *;
-constexpr CUresult kSuccess = 0;
-constexpr CUresult kNoDevice = 100;
-constexpr CUresult kInvalidDevice = 101;
-constexpr CUresult kStubLibrary = 34;
 constexpr int kMemoryPoolsSupported = 115; // CU_DEVICE_ATTRIBUTE_...
 constexpr int kMaxDynamicSharedBytes = 8;  // CU_FUNC_ATTRIBUTE_...
 constexpr int kReleaseThreshold = 4;       // CU_MEMPOOL_ATTR_...
 
-/// The entry points, resolved by name.
+/// The entry points, resolved by name; an optional one is null when the
+/// driver lacks it.
 struct Api {
-  CUresult (*init)(unsigned);
-  CUresult (*deviceGetCount)(int *);
-  CUresult (*deviceGet)(CUdevice *, int);
-  CUresult (*deviceGetAttribute)(int *, int, CUdevice);
-  CUresult (*ctxCreate)(CUcontext *, unsigned, CUdevice);
-  CUresult (*ctxDestroy)(CUcontext);
-  CUresult (*ctxSetCurrent)(CUcontext);
-  CUresult (*streamCreate)(CUstream *, unsigned);
-  CUresult (*streamDestroy)(CUstream);
-  CUresult (*streamSynchronize)(CUstream);
-  CUresult (*moduleLoadData)(Module *, const void *);
-  CUresult (*moduleGetFunction)(Function *, Module, const char *);
-  CUresult (*moduleUnload)(Module);
-  CUresult (*funcSetAttribute)(Function, int, int);
-  CUresult (*memAlloc)(DevicePointer *, size_t);
-  CUresult (*memFree)(DevicePointer);
-  CUresult (*memcpyHtoDAsync)(DevicePointer, const void *, size_t, CUstream);
-  CUresult (*memcpyDtoHAsync)(void *, DevicePointer, size_t, CUstream);
-  CUresult (*memcpyAsync)(DevicePointer, DevicePointer, size_t, CUstream);
-  CUresult (*memsetD32Async)(DevicePointer, unsigned, size_t, CUstream);
-  CUresult (*memsetD16Async)(DevicePointer, unsigned short, size_t, CUstream);
-  CUresult (*launchKernel)(Function, unsigned, unsigned, unsigned, unsigned,
-                           unsigned, unsigned, unsigned, CUstream, void **,
-                           void **);
-  CUresult (*getErrorName)(CUresult, const char **);
-  CUresult (*getErrorString)(CUresult, const char **);
-  // The stream-ordered allocator (CUDA 11.2); null when the driver is older.
-  CUresult (*memAllocAsync)(DevicePointer *, size_t, CUstream);
-  CUresult (*memFreeAsync)(DevicePointer, CUstream);
-  CUresult (*deviceGetDefaultMemPool)(CUmemoryPool *, CUdevice);
-  CUresult (*memPoolSetAttribute)(CUmemoryPool, int, void *);
+#define MIXPREC_CUDA_API_FIELD(field, symbol, parameters)                      \
+  CUresult(*field) parameters;
+  MIXPREC_CUDA_DRIVER_ENTRY_POINTS(MIXPREC_CUDA_API_FIELD,
+                                   MIXPREC_CUDA_API_FIELD)
+#undef MIXPREC_CUDA_API_FIELD
 };
 
 /// Resolves `symbol` into `function`; false when the driver lacks it.
@@ -83,80 +51,57 @@ struct Driver {
 
 namespace {
 
-/// Names of the errors a driver may not describe itself (the toolkit's stub
-/// describes none).
-struct KnownError {
-  CUresult code;
-  const char *name, *text;
-};
-constexpr KnownError kKnownErrors[] = {
-    {2, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
-    {3, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
-    {34, "CUDA_ERROR_STUB_LIBRARY",
-     "this is the CUDA toolkit's stub libcuda, not a driver"},
-    {100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
-    {700, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access"},
-    {719, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
-};
-
-/// Fails with the driver's name and description of `result`.
-mixprec_status fail(const Driver *driver, CUresult result, const char *what) {
+/// Fails with the driver's name and description of `result` (ours where
+/// the driver has none: the toolkit's stub describes no code), after what
+/// was done, formatted from `whatFormat`.
+__attribute__((format(printf, 3, 4))) mixprec_status
+fail(const Driver *driver, CUresult result, const char *whatFormat, ...) {
+  char what[320];
+  va_list args;
+  va_start(args, whatFormat);
+  std::vsnprintf(what, sizeof(what), whatFormat, args);
+  va_end(args);
   const char *name = "CUDA_ERROR_UNKNOWN", *text = "unknown error";
-  for (const KnownError &known : kKnownErrors)
-    if (known.code == result)
-      name = known.name, text = known.text;
+  if (const ErrorText *known = findError(result))
+    name = known->name, text = known->text;
   // A driver that does not know the code fails and may null the strings.
   const char *own = nullptr;
   if (driver && driver->api.getErrorName &&
-      driver->api.getErrorName(result, &own) == kSuccess && own)
+      driver->api.getErrorName(result, &own) == CUDA_SUCCESS && own)
     name = own;
   own = nullptr;
   if (driver && driver->api.getErrorString &&
-      driver->api.getErrorString(result, &own) == kSuccess && own)
+      driver->api.getErrorString(result, &own) == CUDA_SUCCESS && own)
     text = own;
-  mixprec_status status =
-      result == kNoDevice || result == kInvalidDevice || result == kStubLibrary
-          ? MIXPREC_UNAVAILABLE
-          : MIXPREC_DEVICE_ERROR;
+  mixprec_status status = result == CUDA_ERROR_NO_DEVICE ||
+                                  result == CUDA_ERROR_INVALID_DEVICE ||
+                                  result == CUDA_ERROR_STUB_LIBRARY
+                              ? MIXPREC_UNAVAILABLE
+                              : MIXPREC_DEVICE_ERROR;
   return mixprec_fail(status, "%s: %s (%s, %d)", what, text, name, result);
 }
 
+/// Resolves every entry point; false when a required one is missing.
 bool resolveAll(Driver &driver) {
   Api &api = driver.api;
   void *lib = driver.library;
-  return resolve(lib, "cuInit", api.init) &&
-         resolve(lib, "cuDeviceGetCount", api.deviceGetCount) &&
-         resolve(lib, "cuDeviceGet", api.deviceGet) &&
-         resolve(lib, "cuDeviceGetAttribute", api.deviceGetAttribute) &&
-         resolve(lib, "cuCtxCreate_v2", api.ctxCreate) &&
-         resolve(lib, "cuCtxDestroy_v2", api.ctxDestroy) &&
-         resolve(lib, "cuCtxSetCurrent", api.ctxSetCurrent) &&
-         resolve(lib, "cuStreamCreate", api.streamCreate) &&
-         resolve(lib, "cuStreamDestroy_v2", api.streamDestroy) &&
-         resolve(lib, "cuStreamSynchronize", api.streamSynchronize) &&
-         resolve(lib, "cuModuleLoadData", api.moduleLoadData) &&
-         resolve(lib, "cuModuleGetFunction", api.moduleGetFunction) &&
-         resolve(lib, "cuModuleUnload", api.moduleUnload) &&
-         resolve(lib, "cuFuncSetAttribute", api.funcSetAttribute) &&
-         resolve(lib, "cuMemAlloc_v2", api.memAlloc) &&
-         resolve(lib, "cuMemFree_v2", api.memFree) &&
-         resolve(lib, "cuMemcpyHtoDAsync_v2", api.memcpyHtoDAsync) &&
-         resolve(lib, "cuMemcpyDtoHAsync_v2", api.memcpyDtoHAsync) &&
-         resolve(lib, "cuMemcpyAsync", api.memcpyAsync) &&
-         resolve(lib, "cuMemsetD32Async", api.memsetD32Async) &&
-         resolve(lib, "cuMemsetD16Async", api.memsetD16Async) &&
-         resolve(lib, "cuLaunchKernel", api.launchKernel) &&
-         resolve(lib, "cuGetErrorName", api.getErrorName) &&
-         resolve(lib, "cuGetErrorString", api.getErrorString);
+  bool found = true;
+#define MIXPREC_CUDA_RESOLVE_REQUIRED(field, symbol, parameters)               \
+  found = resolve(lib, #symbol, api.field) && found;
+#define MIXPREC_CUDA_RESOLVE_OPTIONAL(field, symbol, parameters)               \
+  resolve(lib, #symbol, api.field);
+  MIXPREC_CUDA_DRIVER_ENTRY_POINTS(MIXPREC_CUDA_RESOLVE_REQUIRED,
+                                   MIXPREC_CUDA_RESOLVE_OPTIONAL)
+#undef MIXPREC_CUDA_RESOLVE_REQUIRED
+#undef MIXPREC_CUDA_RESOLVE_OPTIONAL
+  return found;
 }
 
 /// Uses the stream-ordered allocator when the driver and the device have it.
 void setUpAllocator(Driver &driver, CUdevice device) {
-  Api &api = driver.api;
-  void *lib = driver.library;
+  const Api &api = driver.api;
   int pools = 0;
-  if (!resolve(lib, "cuMemAllocAsync", api.memAllocAsync) ||
-      !resolve(lib, "cuMemFreeAsync", api.memFreeAsync) ||
+  if (!api.memAllocAsync || !api.memFreeAsync ||
       api.deviceGetAttribute(&pools, kMemoryPoolsSupported, device) || !pools)
     return;
   driver.streamOrdered = true;
@@ -164,9 +109,8 @@ void setUpAllocator(Driver &driver, CUdevice device) {
   // (threshold 0); a model frees all it allocates at the end of each call.
   CUmemoryPool pool = nullptr;
   uint64_t keep = UINT64_MAX;
-  if (resolve(lib, "cuDeviceGetDefaultMemPool", api.deviceGetDefaultMemPool) &&
-      resolve(lib, "cuMemPoolSetAttribute", api.memPoolSetAttribute) &&
-      api.deviceGetDefaultMemPool(&pool, device) == kSuccess)
+  if (api.deviceGetDefaultMemPool && api.memPoolSetAttribute &&
+      api.deviceGetDefaultMemPool(&pool, device) == CUDA_SUCCESS)
     api.memPoolSetAttribute(pool, kReleaseThreshold, &keep);
 }
 
@@ -201,20 +145,20 @@ mixprec_status open(int device, Driver **driver) {
   int count = 0;
   CUdevice handle = 0;
   CUresult result = api.init(0);
-  if (result == kSuccess)
+  if (result == CUDA_SUCCESS)
     result = api.deviceGetCount(&count);
-  if (result == kSuccess && (device < 0 || device >= count)) {
+  if (result == CUDA_SUCCESS && (device < 0 || device >= count)) {
     close(opened);
     return mixprec_fail(MIXPREC_UNAVAILABLE,
                         "no CUDA device %d: the driver sees %d", device, count);
   }
-  if (result == kSuccess)
+  if (result == CUDA_SUCCESS)
     result = api.deviceGet(&handle, device);
-  if (result == kSuccess)
+  if (result == CUDA_SUCCESS)
     result = api.ctxCreate(&opened->context, 0, handle);
-  if (result == kSuccess)
+  if (result == CUDA_SUCCESS)
     result = api.streamCreate(&opened->stream, 0);
-  if (result != kSuccess) {
+  if (result != CUDA_SUCCESS) {
     mixprec_status status = fail(opened, result, "initializing CUDA");
     close(opened);
     return status;
@@ -257,11 +201,8 @@ mixprec_status getFunction(Driver *driver, Module module, const char *name,
                            Function *kernel) {
   if (mixprec_status status = makeCurrent(driver))
     return status;
-  if (CUresult result = driver->api.moduleGetFunction(kernel, module, name)) {
-    char what[256];
-    std::snprintf(what, sizeof(what), "finding kernel '%s'", name);
-    return fail(driver, result, what);
-  }
+  if (CUresult result = driver->api.moduleGetFunction(kernel, module, name))
+    return fail(driver, result, "finding kernel '%s'", name);
   return MIXPREC_OK;
 }
 
@@ -282,12 +223,9 @@ mixprec_status loadKernel(Driver *driver, const void *image, const char *name,
 
 /// The status of an allocation of `bytes` that returned `result`.
 static mixprec_status allocated(Driver *driver, CUresult result, size_t bytes) {
-  if (result == 0)
+  if (result == CUDA_SUCCESS)
     return MIXPREC_OK;
-  char what[96];
-  std::snprintf(what, sizeof(what), "allocating %zu bytes of GPU memory",
-                bytes);
-  return fail(driver, result, what);
+  return fail(driver, result, "allocating %zu bytes of GPU memory", bytes);
 }
 
 mixprec_status allocate(Driver *driver, size_t bytes, DevicePointer *pointer) {
@@ -384,12 +322,9 @@ mixprec_status reserveSharedMemory(Driver *driver, Function kernel,
   if (mixprec_status status = makeCurrent(driver))
     return status;
   if (CUresult result = driver->api.funcSetAttribute(
-          kernel, kMaxDynamicSharedBytes, int(bytes))) {
-    char what[256];
-    std::snprintf(what, sizeof(what),
-                  "giving kernel '%s' %u bytes of shared memory", name, bytes);
-    return fail(driver, result, what);
-  }
+          kernel, kMaxDynamicSharedBytes, int(bytes)))
+    return fail(driver, result, "giving kernel '%s' %u bytes of shared memory",
+                name, bytes);
   return MIXPREC_OK;
 }
 
@@ -400,11 +335,8 @@ mixprec_status launch(Driver *driver, Function kernel, const char *name,
     return status;
   if (CUresult result = driver->api.launchKernel(
           kernel, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-          sharedBytes, driver->stream, arguments, nullptr)) {
-    char what[256];
-    std::snprintf(what, sizeof(what), "launching kernel '%s'", name);
-    return fail(driver, result, what);
-  }
+          sharedBytes, driver->stream, arguments, nullptr))
+    return fail(driver, result, "launching kernel '%s'", name);
   if (driver->launches++ == 0)
     driver->firstLaunched = name;
   driver->lastLaunched = name;
@@ -427,7 +359,7 @@ mixprec_status synchronize(Driver *driver) {
         driver->firstLaunched, driver->lastLaunched, driver->launches);
   driver->launches = 0;
   if (result)
-    return fail(driver, result, what);
+    return fail(driver, result, "%s", what);
   return MIXPREC_OK;
 }
 

@@ -11,6 +11,7 @@
 #ifndef MIXPREC_RUNTIME_CUDA_CUDADRIVER_H
 #define MIXPREC_RUNTIME_CUDA_CUDADRIVER_H
 
+#include "CudaDriverApi.h"
 #include "mixprec/Runtime/mixprec.h"
 
 #include <cstddef>
@@ -19,9 +20,9 @@
 namespace mixprec::cuda {
 
 struct Driver;
-using DevicePointer = uint64_t;
-using Module = void *;
-using Function = void *;
+using DevicePointer = libcuda::CUdeviceptr;
+using Module = libcuda::CUmodule;
+using Function = libcuda::CUfunction;
 
 /// Loads the driver (libcuda.so.1, or the library $MIXPREC_LIBCUDA names),
 /// initializes it, and creates a context and a stream on `device`.

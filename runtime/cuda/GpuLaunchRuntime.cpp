@@ -20,6 +20,7 @@
 #include "GpuLaunchRuntime.h"
 #include "CudaDriver.h"
 #include "CudaModel.h"
+#include "Dtype.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -142,7 +143,7 @@ void release(size_t index) {
 }
 
 size_t bytesOf(const mixprec_tensor &tensor) {
-  size_t bytes = mixprec_dtype_size(tensor.dtype);
+  size_t bytes = mixprec::dtypeSize(tensor.dtype);
   for (int32_t dim = 0; dim < tensor.rank; ++dim)
     bytes *= size_t(tensor.shape[dim]);
   return bytes;

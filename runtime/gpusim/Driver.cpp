@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../cuda/CudaDriverApi.h"
 #include "DeviceMemory.h"
 #include "Execute.h"
 #include "Image.h"
@@ -27,74 +28,11 @@
 #include <vector>
 
 using namespace gpusim;
+// The driver's types, error codes and error texts, as the CUDA runtime
+// (runtime/cuda/CudaDriver.cpp) knows them.
+using namespace mixprec::cuda::libcuda;
 
 namespace {
-
-using CUresult = int;
-using CUdeviceptr = unsigned long long;
-
-enum : CUresult {
-  CUDA_SUCCESS = 0,
-  CUDA_ERROR_INVALID_VALUE = 1,
-  CUDA_ERROR_OUT_OF_MEMORY = 2,
-  CUDA_ERROR_NOT_INITIALIZED = 3,
-  CUDA_ERROR_INVALID_DEVICE = 101,
-  CUDA_ERROR_INVALID_IMAGE = 200,
-  CUDA_ERROR_INVALID_CONTEXT = 201,
-  CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
-  CUDA_ERROR_INVALID_PTX = 218,
-  CUDA_ERROR_INVALID_HANDLE = 400,
-  CUDA_ERROR_NOT_FOUND = 500,
-  CUDA_ERROR_ILLEGAL_ADDRESS = 700,
-  CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
-  CUDA_ERROR_LAUNCH_TIMEOUT = 702,
-  CUDA_ERROR_HARDWARE_STACK_ERROR = 714,
-  CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
-  CUDA_ERROR_MISALIGNED_ADDRESS = 716,
-  CUDA_ERROR_LAUNCH_FAILED = 719,
-  CUDA_ERROR_NOT_SUPPORTED = 801,
-};
-
-struct ErrorText {
-  CUresult code;
-  const char *name, *text;
-};
-constexpr ErrorText kErrors[] = {
-    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
-    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
-    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
-    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED",
-     "initialization error"},
-    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
-     "invalid device ordinal"},
-    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE",
-     "device kernel image is invalid"},
-    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT",
-     "invalid device context"},
-    {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
-     "no kernel image is available for execution on the device"},
-    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX",
-     "a PTX JIT compilation failed"},
-    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE",
-     "invalid resource handle"},
-    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
-    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
-     "an illegal memory access was encountered"},
-    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
-     "too many resources requested for launch"},
-    {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT",
-     "the launch timed out and was terminated"},
-    {CUDA_ERROR_HARDWARE_STACK_ERROR, "CUDA_ERROR_HARDWARE_STACK_ERROR",
-     "hardware stack error"},
-    {CUDA_ERROR_ILLEGAL_INSTRUCTION, "CUDA_ERROR_ILLEGAL_INSTRUCTION",
-     "an illegal instruction was encountered"},
-    {CUDA_ERROR_MISALIGNED_ADDRESS, "CUDA_ERROR_MISALIGNED_ADDRESS",
-     "misaligned address"},
-    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED",
-     "unspecified launch failure"},
-    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED",
-     "operation not supported"},
-};
 
 constexpr const char *kDeviceName = "mixprec gpusim (simulated sm_90)";
 constexpr unsigned kMaxThreadsPerBlock = 1024;
@@ -379,6 +317,12 @@ CUresult launch(Kernel *kernel, const unsigned grid[3], const unsigned block[3],
 } // namespace
 
 #define API __attribute__((visibility("default")))
+
+// Every entry point CUDA programs resolve, with the type they call it with.
+#define GPUSIM_DECLARE(field, symbol, parameters)                              \
+  extern "C" API CUresult symbol parameters;
+MIXPREC_CUDA_DRIVER_ENTRY_POINTS(GPUSIM_DECLARE, GPUSIM_DECLARE)
+#undef GPUSIM_DECLARE
 
 extern "C" {
 
@@ -755,13 +699,9 @@ API CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
 API CUresult cuGetErrorName(CUresult code, const char **name) {
   if (!name)
     return CUDA_ERROR_INVALID_VALUE;
-  for (const ErrorText &error : kErrors)
-    if (error.code == code) {
-      *name = error.name;
-      return CUDA_SUCCESS;
-    }
-  *name = nullptr;
-  return CUDA_ERROR_INVALID_VALUE;
+  const ErrorText *error = findError(code);
+  *name = error ? error->name : nullptr;
+  return error ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 API CUresult cuGetErrorString(CUresult code, const char **text) {
@@ -769,7 +709,7 @@ API CUresult cuGetErrorString(CUresult code, const char **text) {
     return CUDA_ERROR_INVALID_VALUE;
   LOCK;
   Device &d = device();
-  for (const ErrorText &error : kErrors)
+  for (const ErrorText &error : kErrorTexts)
     if (error.code == code) {
       // The simulator's account of the last error with this code.
       std::string &full = d.texts[code];

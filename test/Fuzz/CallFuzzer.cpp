@@ -1,9 +1,9 @@
 //===- CallFuzzer.cpp - libFuzzer target: the C ABI's argument checks -----===//
 //
 // Fuzzes the tensor descriptors (dtype, rank, shape, counts, null pointers)
-// of mixprec_call, mixprec_trainer_step, mixprec_trainer_evaluate and
-// mixprec_trainer_get/set against the compiled fuzz model. The contract
-// checked besides "no crash, no out-of-bounds access":
+// of mixprec_call (by name and by handle), mixprec_trainer_step,
+// mixprec_trainer_evaluate and mixprec_trainer_get/set against the compiled
+// fuzz model. The contract checked besides "no crash, no out-of-bounds access":
 //   - a call succeeds exactly when every descriptor matches its spec;
 //   - a failed call sets a message, writes no output of mixprec_call and
 //     leaves the trainer's state bit-identical.
@@ -20,16 +20,38 @@ namespace {
 
 enum class Entry : uint8_t { Call, Step, Evaluate, GetSet, Last = GetSet };
 
+int32_t numFunctions() {
+  int32_t count = 0;
+  if (mixprec_num_functions(&count) != MIXPREC_OK)
+    fail("cannot count the functions:", mixprec_last_error());
+  return count;
+}
+
 /// A function of the model, an unknown name or null; the chosen function
 /// (null for the last two) goes to `function`.
 const char *pickFunction(FuzzedDataProvider &fdp,
                          const mixprec_function *&function) {
-  int32_t count = mixprec_num_functions();
+  int32_t count = numFunctions();
   int32_t index = fdp.ConsumeIntegralInRange<int32_t>(0, count + 1);
-  function = mixprec_function_at(index);
+  function = nullptr;
+  if (index < count && mixprec_function_at(index, &function) != MIXPREC_OK)
+    fail("cannot read a function:", mixprec_last_error());
   if (function)
     return function->name;
   return index == count ? "no_such_function" : nullptr;
+}
+
+/// The handle mixprec_call_function gets for `function`; for none, a null
+/// pointer or one into the function table that is no function.
+const mixprec_function *handleOf(const mixprec_function *function,
+                                 const char *name) {
+  if (function || !name)
+    return function;
+  const mixprec_function *first = nullptr;
+  if (mixprec_function_at(0, &first) != MIXPREC_OK)
+    fail("cannot read a function:", mixprec_last_error());
+  return reinterpret_cast<const mixprec_function *>(
+      reinterpret_cast<const char *>(first) + 1);
 }
 
 void fuzzCall(FuzzedDataProvider &fdp, mixprec_trainer *trainer) {
@@ -48,28 +70,41 @@ void fuzzCall(FuzzedDataProvider &fdp, mixprec_trainer *trainer) {
   bool valid = function && inputs.allMatch(inputCount, numInputs) &&
                outputs.allMatch(outputCount, numOutputs);
 
+  // Consumed last, so the choices above read the bytes they always read.
+  bool byHandle = fdp.ConsumeBool();
+
   std::string sentinel = setSentinelError(trainer);
   auto before = outputs.contents();
-  mixprec_status status = mixprec_call(name, inputs.data(), inputCount,
-                                       outputs.data(), outputCount);
+  mixprec_status status =
+      byHandle ? mixprec_call_function(handleOf(function, name), inputs.data(),
+                                       inputCount, outputs.data(), outputCount)
+               : mixprec_call(name, inputs.data(), inputCount, outputs.data(),
+                              outputCount);
   if (valid && status != MIXPREC_OK)
     fail("a call that matches its specs failed:", mixprec_last_error());
   if (!valid && status == MIXPREC_OK)
     fail("a call with a wrong descriptor succeeded:", name);
   if (!valid) {
-    expectNewError(sentinel, "mixprec_call");
+    expectNewError(sentinel,
+                   byHandle ? "mixprec_call_function" : "mixprec_call");
     if (outputs.contents() != before)
       fail("a failed call wrote its outputs:", mixprec_last_error());
-    if ((status == MIXPREC_NOT_FOUND) != !function)
-      fail("MIXPREC_NOT_FOUND for a known function or the reverse:",
-           mixprec_last_error());
+    // By handle, no function is an invalid argument; by name, not found.
+    mixprec_status unknown =
+        byHandle ? MIXPREC_INVALID_ARGUMENT : MIXPREC_NOT_FOUND;
+    if (!function && status != unknown)
+      fail("a call of no function gave another status:", mixprec_last_error());
+    if (function && status == MIXPREC_NOT_FOUND)
+      fail("MIXPREC_NOT_FOUND for a known function:", mixprec_last_error());
   }
 }
 
 /// The inputs of the train step a caller passes (mixprec.h): all but the
 /// state, the RNG state and the learning rate (the last one).
 std::vector<mixprec_tensor_spec> batchSpecs() {
-  const mixprec_function *step = mixprec_find_function(kTrainStep);
+  const mixprec_function *step = nullptr;
+  if (mixprec_find_function(kTrainStep, &step) != MIXPREC_OK)
+    fail("no train step:", mixprec_last_error());
   std::vector<mixprec_tensor_spec> specs;
   for (int32_t i = 0; i + 1 < step->num_inputs; ++i)
     if (!stateSpec(step->inputs[i].name))
@@ -154,9 +189,10 @@ void fuzzEvaluate(FuzzedDataProvider &fdp, mixprec_trainer *trainer) {
 }
 
 void fuzzGetSet(FuzzedDataProvider &fdp, mixprec_trainer *trainer) {
-  int32_t count = mixprec_num_states();
+  static const std::vector<const mixprec_tensor_spec *> specs = states();
+  int32_t count = int32_t(specs.size());
   int32_t index = fdp.ConsumeIntegralInRange<int32_t>(0, count + 2);
-  const char *name = index < count        ? mixprec_state_at(index)->name
+  const char *name = index < count        ? specs[size_t(index)]->name
                      : index == count     ? "rng_state"
                      : index == count + 1 ? "no_such_state"
                                           : nullptr;

@@ -27,6 +27,21 @@ inline mixprec_trainer *createTrainer() {
   return trainer;
 }
 
+/// The model's parameters and buffers, through the ABI.
+inline std::vector<const mixprec_tensor_spec *> states() {
+  std::vector<const mixprec_tensor_spec *> specs;
+  int32_t count = 0;
+  if (mixprec_num_states(&count) != MIXPREC_OK)
+    fail("cannot count the states:", mixprec_last_error());
+  for (int32_t i = 0; i < count; ++i) {
+    const mixprec_tensor_spec *spec = nullptr;
+    if (mixprec_state_at(i, &spec) != MIXPREC_OK)
+      fail("cannot read a state's spec:", mixprec_last_error());
+    specs.push_back(spec);
+  }
+  return specs;
+}
+
 /// The spec of the state tensor `name`, "rng_state" included, or null.
 inline const mixprec_tensor_spec *stateSpec(const char *name) {
   static const int64_t kRngShape[1] = {2};
@@ -34,14 +49,14 @@ inline const mixprec_tensor_spec *stateSpec(const char *name) {
                                            kRngShape};
   if (name && std::strcmp(name, kRng.name) == 0)
     return &kRng;
-  for (int32_t i = 0; name && i < mixprec_num_states(); ++i)
-    if (std::strcmp(mixprec_state_at(i)->name, name) == 0)
-      return mixprec_state_at(i);
+  for (const mixprec_tensor_spec *state : states())
+    if (name && std::strcmp(state->name, name) == 0)
+      return state;
   return nullptr;
 }
 
 inline size_t bytesOf(const mixprec_tensor_spec &spec) {
-  size_t bytes = mixprec_dtype_size(spec.dtype);
+  size_t bytes = elementBytes(spec.dtype);
   for (int32_t dim = 0; dim < spec.rank; ++dim)
     bytes *= size_t(spec.shape[dim]);
   return bytes;
@@ -51,9 +66,10 @@ inline size_t bytesOf(const mixprec_tensor_spec &spec) {
 inline std::vector<std::vector<uint8_t>>
 snapshot(const mixprec_trainer *trainer) {
   std::vector<std::vector<uint8_t>> state;
-  for (int32_t i = 0; i <= mixprec_num_states(); ++i) {
-    const mixprec_tensor_spec &spec = *stateSpec(
-        i < mixprec_num_states() ? mixprec_state_at(i)->name : "rng_state");
+  std::vector<const mixprec_tensor_spec *> specs = states();
+  specs.push_back(stateSpec("rng_state"));
+  for (const mixprec_tensor_spec *each : specs) {
+    const mixprec_tensor_spec &spec = *each;
     state.emplace_back(bytesOf(spec));
     mixprec_tensor tensor = {state.back().data(), spec.dtype, spec.rank,
                              spec.shape};

@@ -31,6 +31,12 @@ namespace mixprec::fuzz {
   std::abort();
 }
 
+/// Bytes per element of `dtype`, through the ABI; 0 outside the enum.
+inline size_t elementBytes(mixprec_dtype dtype) {
+  size_t bytes = 0;
+  return mixprec_dtype_size(dtype, &bytes) == MIXPREC_OK ? bytes : 0;
+}
+
 /// The most bytes one descriptor's buffer gets; larger ones get no data.
 constexpr size_t kMaxBufferBytes = 1 << 20;
 /// Ranks tried besides the spec's: up to this many (and negative ones).
@@ -112,7 +118,7 @@ private:
     // The bytes the descriptor describes, if it describes any.
     bool describable =
         dtype >= 0 && dtype <= 5 && rank >= 0 && (rank == 0 || !nullShape);
-    size_t bytes = mixprec_dtype_size(mixprec_dtype(describable ? dtype : 0));
+    size_t bytes = elementBytes(mixprec_dtype(describable ? dtype : 0));
     // A size that fits in kMaxBufferBytes gets a buffer of that size; a
     // larger one gets no data, since the caller could not allocate it.
     bool tooLarge = false;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Dtype.h"
 #include "Npy.h"
 
 #include <cstdio>
@@ -34,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fail("a negative dimension was accepted");
     elements *= size_t(dim);
   }
-  if (array->data.size() != elements * mixprec_dtype_size(array->dtype))
+  if (array->data.size() != elements * mixprec::dtypeSize(array->dtype))
     fail("the data does not hold the shape's elements");
 
   std::optional<npy::Array> again = npy::parse(npy::serialize(*array), error);

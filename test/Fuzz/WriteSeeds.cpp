@@ -72,7 +72,7 @@ void writeNpySeeds(const fs::path &dir) {
       size_t elements = 1;
       for (int64_t dim : shape)
         elements *= size_t(dim);
-      array.data.assign(elements * mixprec_dtype_size(array.dtype), 1);
+      array.data.assign(elements * elementBytes(array.dtype), 1);
       writeSeed(dir, std::to_string(count++) + ".npy", npy::serialize(array));
     }
 }

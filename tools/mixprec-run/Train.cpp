@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Train.h"
+#include "Dtype.h"
 #include "Npy.h"
 #include "TrainerABI.h"
 
@@ -156,7 +157,7 @@ std::string checkSavePath(const std::string &path) {
 /// "f32[2, 3]", with dim 0 as `dim0` when it is not empty.
 std::string typeText(mixprec_dtype dtype, size_t rank, const int64_t *shape,
                      const std::string &dim0 = "") {
-  std::string text = std::string(mixprec_dtype_name(dtype)) + "[";
+  std::string text = std::string(dtypeName(dtype)) + "[";
   for (size_t i = 0; i < rank; ++i)
     text += (i ? ", " : "") +
             (i == 0 && !dim0.empty() ? dim0 : std::to_string(shape[i]));
@@ -185,7 +186,7 @@ size_t rowBytes(const npy::Array &array) {
   size_t elements = 1;
   for (size_t dim = 1; dim < array.shape.size(); ++dim)
     elements *= size_t(array.shape[dim]);
-  return elements * mixprec_dtype_size(array.dtype);
+  return elements * dtypeSize(array.dtype);
 }
 
 mixprec_tensor tensorOf(npy::Array &array) {
@@ -280,8 +281,8 @@ std::string formatScale(float scale) {
 std::string nonfiniteGradients(const TrainerABI &abi,
                                const mixprec_trainer *trainer) {
   std::string names;
-  for (int32_t i = 0; const char *name = abi.nonfinite(trainer, i); ++i)
-    names += std::string(i ? ", " : " ") + name;
+  for (const char *name : abi.nonfiniteParameters(trainer))
+    names += std::string(names.empty() ? " " : ", ") + name;
   return names;
 }
 
@@ -321,9 +322,7 @@ const char *trainUsage() {
 
 int runTrain(const ModelLibrary &library, const TrainOptions &options) {
   std::string error;
-  TrainerABI abi;
-  if (!abi.resolve(library))
-    return fail("the model has no trainer ABI (recompile it)");
+  TrainerABI abi(library);
   const mixprec_function *step = library.find(options.step);
   if (!step)
     return fail("the model has no function '" + options.step + "'");
@@ -332,19 +331,20 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
       return fail(problem);
 
   mixprec_trainer *trainer = nullptr;
-  if (abi.create(options.step.c_str(), options.seed, &trainer) != MIXPREC_OK)
-    return fail(abi.lastError());
+  if (abi.api.mixprec_trainer_create(options.step.c_str(), options.seed,
+                                     &trainer) != MIXPREC_OK)
+    return fail(abi.api.mixprec_last_error());
   struct Destroy {
     TrainerABI &abi;
     mixprec_trainer *trainer;
-    ~Destroy() { abi.destroy(trainer); }
+    ~Destroy() { abi.api.mixprec_trainer_destroy(trainer); }
   } destroy{abi, trainer};
 
   // Progress shows the loss scale where the step has one.
   bool scaled = false;
   std::string scaleName = options.step + ".loss_scale";
-  for (int32_t i = 0; i < abi.numStates(); ++i)
-    scaled |= scaleName == abi.stateAt(i)->name;
+  for (const mixprec_tensor_spec *state : abi.states())
+    scaled |= scaleName == state->name;
 
   std::vector<const mixprec_tensor_spec *> batchSpecs = abi.batchInputs(*step);
   if (batchSpecs.size() != options.data.size())
@@ -393,8 +393,9 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
       return fail(problem);
 
   if (!options.resume.empty()) {
-    if (abi.load(trainer, options.resume.c_str()) != MIXPREC_OK)
-      return fail(abi.lastError());
+    if (abi.api.mixprec_trainer_load(trainer, options.resume.c_str()) !=
+        MIXPREC_OK)
+      return fail(abi.api.mixprec_last_error());
     // Step numbers (and the schedule replayed up to them) stay in range.
     int64_t applied = abi.stepCount(trainer);
     int64_t skipped = abi.skippedSteps(trainer);
@@ -436,9 +437,10 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
                         order[(s % perEpoch) * batchSize + row] * bytes,
                     bytes);
     }
-    if (abi.step(trainer, tensors.data(), int32_t(tensors.size()),
-                 float(options.lr), &loss) != MIXPREC_OK)
-      return fail(abi.lastError());
+    if (abi.api.mixprec_trainer_step(trainer, tensors.data(),
+                                     int32_t(tensors.size()), float(options.lr),
+                                     &loss) != MIXPREC_OK)
+      return fail(abi.api.mixprec_last_error());
     bool skipped = abi.skipped(trainer);
     if (skipped) {
       // The diagnosis: which gradients overflowed.
@@ -498,22 +500,24 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
                 (long long)abi.stepCount(trainer));
   std::printf("\n");
   int64_t deviceBytes, peakDeviceBytes;
-  if (abi.deviceMemory &&
-      abi.deviceMemory(&deviceBytes, &peakDeviceBytes) == MIXPREC_OK)
+  if (abi.api.mixprec_device_memory(&deviceBytes, &peakDeviceBytes) ==
+      MIXPREC_OK)
     std::printf("peak GPU memory %.3f MiB\n",
                 double(peakDeviceBytes) / (1 << 20));
   if (!options.save.empty()) {
-    if (abi.save(trainer, options.save.c_str()) != MIXPREC_OK)
-      return fail(abi.lastError());
+    if (abi.api.mixprec_trainer_save(trainer, options.save.c_str()) !=
+        MIXPREC_OK)
+      return fail(abi.api.mixprec_last_error());
     std::printf("saved a checkpoint to %s\n", options.save.c_str());
   }
 
   if (options.evalFunction.empty())
     return 0;
   mixprec_tensor input = tensorOf(eval.x), output = tensorOf(eval.logits);
-  if (abi.evaluate(trainer, options.evalFunction.c_str(), eval.x.shape[0],
-                   &input, 1, &output, 1) != MIXPREC_OK)
-    return fail(abi.lastError());
+  if (abi.api.mixprec_trainer_evaluate(trainer, options.evalFunction.c_str(),
+                                       eval.x.shape[0], &input, 1, &output,
+                                       1) != MIXPREC_OK)
+    return fail(abi.api.mixprec_last_error());
   std::printf("%s accuracy %.4f on %lld samples\n",
               options.evalFunction.c_str(), accuracy(eval.logits, eval.labels),
               (long long)eval.x.shape[0]);

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Dtype.h"
 #include "ModelLibrary.h"
 #include "Npy.h"
 #include "Train.h"
@@ -50,7 +51,7 @@ void usage(FILE *stream) {
 
 /// "f32[2, 3]"
 std::string typeText(mixprec_dtype dtype, int32_t rank, const int64_t *shape) {
-  std::string text = std::string(mixprec_dtype_name(dtype)) + "[";
+  std::string text = std::string(mixprec::dtypeName(dtype)) + "[";
   for (int32_t i = 0; i < rank; ++i)
     text += (i ? ", " : "") + std::to_string(shape[i]);
   return text + "]";
@@ -290,7 +291,7 @@ int main(int argc, char **argv) {
     size_t elements = 1;
     for (int64_t size : array.shape)
       elements *= size_t(size);
-    array.data.resize(elements * mixprec_dtype_size(spec.dtype));
+    array.data.resize(elements * mixprec::dtypeSize(spec.dtype));
     outputTensors.push_back(
         {dataOf(array), array.dtype, spec.rank, array.shape.data()});
   }

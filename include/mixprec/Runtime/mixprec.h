@@ -11,9 +11,12 @@
  * Tensors are dense and row-major. bf16 elements are the upper 16 bits of
  * the f32 with the same value; f16 elements are IEEE binary16.
  *
- * Errors: every entry point returns a mixprec_status; on failure,
- * mixprec_last_error() describes it (the message is per thread and stays
- * valid until the next failing call on that thread).
+ * Errors: every entry point returns a mixprec_status except four that
+ * cannot fail: mixprec_last_error, mixprec_trainer_destroy, mixprec_get_api
+ * and mixprec_abi_version. On failure, mixprec_last_error() describes it
+ * (the message is per thread and stays valid until the next failing call on
+ * that thread). Results come back through out-parameters, written only on
+ * success.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -27,7 +30,11 @@
 extern "C" {
 #endif
 
-#define MIXPREC_ABI_VERSION 2
+/* The version of the entry points and of their table (mixprec_api): raised
+ * whenever an entry point is added or changes. Version 3 made every entry
+ * point that can fail return a status and added mixprec_call_function and
+ * mixprec_get_api. */
+#define MIXPREC_API_VERSION 3
 
 /* A dtype field holds any 32-bit value a caller or a file puts there; in C++
  * the fixed underlying type makes every such value one the runtime may read
@@ -80,29 +87,7 @@ typedef struct mixprec_function {
   const mixprec_tensor_spec *outputs;
 } mixprec_function;
 
-/* The ABI version this library was compiled for (MIXPREC_ABI_VERSION). */
-int32_t mixprec_abi_version(void);
-
-/* The function table. */
-int32_t mixprec_num_functions(void);
-const mixprec_function *mixprec_function_at(int32_t index);
-const mixprec_function *mixprec_find_function(const char *name);
-
-/* Checks every input and output against the function's specs, then runs it.
- * Nothing is written to the outputs when a check fails. A CUDA model's
- * function can also fail to run (MIXPREC_UNAVAILABLE, MIXPREC_DEVICE_ERROR);
- * its outputs then hold no result. */
-mixprec_status mixprec_call(const char *name, const mixprec_tensor *inputs,
-                            int32_t num_inputs, const mixprec_tensor *outputs,
-                            int32_t num_outputs);
-
-const char *mixprec_last_error(void);
-
-/* A model compiled with --target=cuda: the bytes of device memory it holds
- * now and the most it held at once since the library was loaded (either
- * pointer may be null). A CPU model returns MIXPREC_UNAVAILABLE. */
-mixprec_status mixprec_device_memory(int64_t *current_bytes,
-                                     int64_t *peak_bytes);
+typedef struct mixprec_trainer mixprec_trainer;
 
 /*===----------------------------------------------------------------------===*
  * Model state and training
@@ -124,78 +109,32 @@ mixprec_status mixprec_device_memory(int64_t *current_bytes,
  * bounds.
  *===----------------------------------------------------------------------===*/
 
-/* The parameters and buffers, in declaration order. */
-int32_t mixprec_num_states(void);
-const mixprec_tensor_spec *mixprec_state_at(int32_t index);
+/*===----------------------------------------------------------------------===*
+ * The entry points, declared from the one list in mixprec_entry_points.def
+ * (which documents each), and the versioned table of them.
+ *===----------------------------------------------------------------------===*/
 
-typedef struct mixprec_trainer mixprec_trainer;
+#define MIXPREC_ENTRY_POINT(result, name, parameters) result name parameters;
+#include "mixprec_entry_points.def"
+#undef MIXPREC_ENTRY_POINT
 
-/* Creates a trainer for the train step `step`: every parameter and buffer at
- * its initial value, the RNG state (`rng_state`, i64[2]) at (seed, 0). */
-mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
-                                      mixprec_trainer **trainer);
-/* Frees the trainer and its state; null is allowed. */
-void mixprec_trainer_destroy(mixprec_trainer *trainer);
+/* Every entry point, in the order of mixprec_entry_points.def. */
+typedef struct mixprec_api {
+#define MIXPREC_ENTRY_POINT(result, name, parameters) result(*name) parameters;
+#include "mixprec_entry_points.def"
+#undef MIXPREC_ENTRY_POINT
+} mixprec_api;
 
-/* One optimizer step on one batch (the step's batch inputs, in order) at
- * learning rate `lr`, which must be finite and >= 0 (MIXPREC_INVALID_ARGUMENT
- * otherwise); the step's loss goes to `*loss` unless it is null. The RNG
- * offset advances by one per step. On failure the state is unchanged. */
-mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
-                                    const mixprec_tensor *batch,
-                                    int32_t num_batch, float lr, float *loss);
+/* The table of entry points of version `version`, or null when the library
+ * has none of that version (as ONNX Runtime's OrtApiBase::GetApi): a caller
+ * that loads a library with dlopen looks up this one symbol and calls
+ * through the table it returns. Cannot fail. */
+const mixprec_api *mixprec_get_api(uint32_t version);
 
-/* Steps taken (the step's `<step>.step_count` buffer). */
-int64_t mixprec_trainer_step_count(const mixprec_trainer *trainer);
-
-/* Steps compiled with loss scaling (--amp): the scale the next step uses
- * (1 without dynamic loss scaling; a static scale is a constant of the
- * step), whether the last step was skipped because a
- * gradient was not finite (its update not applied), how many steps were
- * skipped, and the index-th parameter (0, 1, ...) whose gradient had an Inf
- * or NaN in the last step (null past the last one). */
-float mixprec_trainer_loss_scale(const mixprec_trainer *trainer);
-int32_t mixprec_trainer_skipped(const mixprec_trainer *trainer);
-int64_t mixprec_trainer_skipped_steps(const mixprec_trainer *trainer);
-const char *mixprec_trainer_nonfinite_parameter(const mixprec_trainer *trainer,
-                                                int32_t index);
-
-/* Checkpoints: every parameter and buffer (moments, step count, loss-scale
- * state) and the RNG state. Saving writes a temporary file beside `path`,
- * fsyncs it and renames it over `path`, so a crash leaves the old
- * checkpoint or the new one. Loading checks the format version, a checksum
- * and every tensor's name, dtype and shape against the model before it
- * changes anything: a truncated, corrupted or foreign file is refused and
- * the trainer is untouched. */
-mixprec_status mixprec_trainer_save(const mixprec_trainer *trainer,
-                                    const char *path);
-mixprec_status mixprec_trainer_load(mixprec_trainer *trainer,
-                                    const char *path);
-
-/* Copies the parameter or buffer `name` (or "rng_state") out of / into the
- * trainer; `tensor` must have its exact dtype and shape. */
-mixprec_status mixprec_trainer_get(const mixprec_trainer *trainer,
-                                   const char *name,
-                                   const mixprec_tensor *tensor);
-mixprec_status mixprec_trainer_set(mixprec_trainer *trainer, const char *name,
-                                   const mixprec_tensor *value);
-
-/* Runs `function`, a function that reads the model's state but does not
- * update it (a forward, a prediction), on the trainer's state. Its other
- * inputs and all its outputs are batched along dim 0: the caller passes
- * `count` rows (any count >= 1) and the function runs on chunks of its
- * compiled batch size, the last chunk padded with zeros. Rank-0 inputs pass
- * through unchanged; rank-0 outputs are not allowed. */
-mixprec_status mixprec_trainer_evaluate(mixprec_trainer *trainer,
-                                        const char *function, int64_t count,
-                                        const mixprec_tensor *inputs,
-                                        int32_t num_inputs,
-                                        const mixprec_tensor *outputs,
-                                        int32_t num_outputs);
-
-/* Bytes per element of `dtype` (0 for an unknown value). */
-size_t mixprec_dtype_size(mixprec_dtype dtype);
-const char *mixprec_dtype_name(mixprec_dtype dtype);
+/* MIXPREC_API_VERSION of the library. Its name and signature are the same
+ * in every version, so a loader can tell a library of another version from
+ * a file that is no model; it is not in the table. Cannot fail. */
+int32_t mixprec_abi_version(void);
 
 #ifdef __cplusplus
 }
