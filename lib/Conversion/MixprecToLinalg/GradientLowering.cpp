@@ -11,6 +11,7 @@
 #include "LoweringUtils.h"
 
 #include "mixprec/Conversion/Passes.h"
+#include "mixprec/Dialect/Mixprec/IR/MixprecOpUtils.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,25 +21,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <numeric>
 
 using namespace mlir;
 using namespace mixprec;
 using namespace mixprec::lowering;
 
 namespace {
-
-Value sumCombine(OpBuilder &b, Location loc, ValueRange args) {
-  return addF(b, loc, args[0], args[1]);
-}
-
-/// The dims [begin, end).
-SmallVector<int64_t> dimRange(int64_t begin, int64_t end) {
-  SmallVector<int64_t> dims(end - begin);
-  std::iota(dims.begin(), dims.end(), begin);
-  return dims;
-}
 
 /// relu_grad: PyTorch's threshold_backward, `input <= 0 ? 0 : grad`. The
 /// ordered comparison is false for NaN, which passes the gradient through.
@@ -214,14 +202,9 @@ struct LayerNormGradLowering : public OpRewritePattern<LayerNormGradOp> {
     RankedTensorType scaleType = op.getScale().getType();
     int64_t rank = type.getRank();
     int64_t axis = op.getAxis();
-    SmallVector<int64_t> normalized = dimRange(axis, rank);
+    auto [normalized, row, param] = layerNormDims(context, rank, axis);
     SmallVector<int64_t> batch = dimRange(0, axis);
-    SmallVector<AffineExpr> normalizedExprs;
-    for (int64_t dim : normalized)
-      normalizedExprs.push_back(getAffineDimExpr(dim, context));
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
-    AffineMap row = keptDimsMap(context, rank, normalized);
-    AffineMap param = AffineMap::get(rank, 0, normalizedExprs, context);
     Value grad = op.getGrad(), input = op.getInput(), scale = op.getScale();
 
     Moments moments = computeMoments(rewriter, loc, input, normalized,
@@ -289,30 +272,17 @@ struct SoftmaxCrossEntropyGradLowering
     Value logits = op.getLogits();
     RankedTensorType type = op.getType();
     int64_t rows = type.getDimSize(0);
-    auto rowType = RankedTensorType::get({rows}, rewriter.getF32Type());
     AffineMap identity = AffineMap::getMultiDimIdentityMap(2, context);
     AffineMap rowMap = keptDimsMap(context, 2, {1});
     AffineMap scalarMap = AffineMap::get(2, 0, {}, context);
 
     // maximumf: a NaN in a row makes the row's gradient NaN.
-    Value max = reduceDims(
-        rewriter, loc, logits, {1}, -std::numeric_limits<double>::infinity(),
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          return arith::MaximumFOp::create(b, loc, args[0], args[1]);
-        });
-    Value sum = reduceInputs(
-        rewriter, loc, 2, {1}, {logits, max}, {identity, rowMap},
-        filledTensor(rewriter, loc, rowType, 0.0),
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          Value shifted = subF(b, loc, args[1], args[2]);
-          return addF(b, loc, args[0], math::ExpOp::create(b, loc, shifted));
-        });
+    auto [max, sum] = computeSoftmaxStats(rewriter, loc, logits, {1});
     bool mean = op.getReduction() == Reduction::Mean;
     std::optional<int64_t> ignored = op.getIgnoreIndex();
     SmallVector<Value> inputs = {logits, max, sum, op.getLabels(),
                                  op.getGrad()};
-    SmallVector<AffineMap> maps = {identity, rowMap, rowMap, rowMap,
-                                   scalarMap};
+    SmallVector<AffineMap> maps = {identity, rowMap, rowMap, rowMap, scalarMap};
     // With ignored rows, a mean divides by the number of the others.
     if (mean && ignored) {
       inputs.push_back(countOtherThan(rewriter, loc, op.getLabels(), *ignored));
@@ -336,8 +306,7 @@ struct SoftmaxCrossEntropyGradLowering
           Value scale = args[4];
           if (mean)
             scale = divF(b, loc, scale,
-                         ignored ? args[5]
-                                 : f32Constant(b, loc, double(rows)));
+                         ignored ? args[5] : f32Constant(b, loc, double(rows)));
           Value gradient = mulF(b, loc, scale, subF(b, loc, softmax, oneHot));
           if (!ignored)
             return gradient;
@@ -713,9 +682,7 @@ struct BatchNormGradLowering : public OpRewritePattern<BatchNormGradOp> {
     MLIRContext *context = rewriter.getContext();
     RankedTensorType type = op.getDx().getType();
     int64_t rank = type.getRank();
-    SmallVector<int64_t> reduced = {0};
-    if (rank == 4)
-      reduced.append({2, 3});
+    SmallVector<int64_t> reduced = batchNormReducedDims(rank);
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
     AffineMap channel = keptDimsMap(context, rank, reduced);
     Value grad = op.getGrad(), input = op.getInput();

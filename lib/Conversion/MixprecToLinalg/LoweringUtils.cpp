@@ -7,6 +7,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <limits>
+#include <numeric>
+
 using namespace mlir;
 
 namespace mixprec::lowering {
@@ -98,6 +101,20 @@ Value mapElements(OpBuilder &b, Location loc, RankedTensorType resultType,
             convertScalar(nested, nestedLoc, result, elementType));
       });
   return generic.getResult(0);
+}
+
+SmallVector<int64_t> dimRange(int64_t begin, int64_t end) {
+  SmallVector<int64_t> dims(end - begin);
+  std::iota(dims.begin(), dims.end(), begin);
+  return dims;
+}
+
+Value sumCombine(OpBuilder &b, Location loc, ValueRange args) {
+  return addF(b, loc, args[0], args[1]);
+}
+
+Value maxCombine(OpBuilder &b, Location loc, ValueRange args) {
+  return arith::MaximumFOp::create(b, loc, args[0], args[1]);
 }
 
 AffineMap keptDimsMap(MLIRContext *context, int64_t rank,
@@ -232,6 +249,37 @@ Moments computeMoments(OpBuilder &b, Location loc, Value input,
   return {mean, invStd, squaredDeviations, count};
 }
 
+SoftmaxStats computeSoftmaxStats(OpBuilder &b, Location loc, Value input,
+                                 ArrayRef<int64_t> reducedDims) {
+  auto type = cast<RankedTensorType>(input.getType());
+  MLIRContext *context = b.getContext();
+  int64_t rank = type.getRank();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
+  AffineMap kept = keptDimsMap(context, rank, reducedDims);
+  Value max = reduceDims(b, loc, input, reducedDims,
+                         -std::numeric_limits<double>::infinity(), maxCombine);
+  Value init =
+      filledTensor(b, loc, statType(b, type.getShape(), reducedDims), 0.0);
+  Value sum =
+      reduceInputs(b, loc, rank, reducedDims, {input, max}, {identity, kept},
+                   init, [](OpBuilder &b, Location loc, ValueRange args) {
+                     Value shifted = subF(b, loc, args[1], args[2]);
+                     Value exp = math::ExpOp::create(b, loc, shifted);
+                     return addF(b, loc, args[0], exp);
+                   });
+  return {max, sum};
+}
+
+LayerNormDims layerNormDims(MLIRContext *context, int64_t rank, int64_t axis) {
+  SmallVector<int64_t> normalized = dimRange(axis, rank);
+  SmallVector<AffineExpr> normalizedExprs;
+  for (int64_t dim : normalized)
+    normalizedExprs.push_back(getAffineDimExpr(dim, context));
+  AffineMap rowMap = keptDimsMap(context, rank, normalized);
+  AffineMap paramMap = AffineMap::get(rank, 0, normalizedExprs, context);
+  return {normalized, rowMap, paramMap};
+}
+
 Value f32Constant(OpBuilder &b, Location loc, double value) {
   return floatConstant(b, loc, b.getF32Type(), value);
 }
@@ -266,7 +314,6 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
   Value pad = floatConstant(b, loc, type.getElementType(), value);
   return tensor::PadOp::create(b, loc, type.clone(shape), input, low, low, pad);
 }
-
 
 Value isOtherThan(OpBuilder &b, Location loc, Value label, int64_t skipped) {
   Value wide = convertScalar(b, loc, label, b.getI64Type());

@@ -66,6 +66,16 @@ mlir::Value mapElements(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::ValueRange inputs, ScalarFn body,
                         llvm::ArrayRef<mlir::AffineMap> inputMaps = {});
 
+/// The dims [begin, end).
+llvm::SmallVector<int64_t> dimRange(int64_t begin, int64_t end);
+
+/// Combiners for reduceDims / reduceInputs: accumulator + element, and
+/// maximumf(accumulator, element) (not maxnumf: NaN wins, as in torch.amax).
+mlir::Value sumCombine(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::ValueRange args);
+mlir::Value maxCombine(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::ValueRange args);
+
 /// The map from a rank-`rank` iteration space to the dims it keeps when
 /// `reducedDims` (sorted) are reduced away.
 mlir::AffineMap keptDimsMap(mlir::MLIRContext *context, int64_t rank,
@@ -122,6 +132,27 @@ struct Moments {
 Moments computeMoments(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value input, llvm::ArrayRef<int64_t> reducedDims,
                        double eps);
+
+/// softmax's statistics along `reducedDims` of `input`, f32 tensors of the
+/// kept dims (statType): the maximum (a NaN makes its group's maximum NaN)
+/// and sum(e^(x - max)).
+struct SoftmaxStats {
+  mlir::Value max, sum;
+};
+SoftmaxStats computeSoftmaxStats(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value input,
+                                 llvm::ArrayRef<int64_t> reducedDims);
+
+/// layer_norm's view of a rank-`rank` iteration space normalized over the
+/// dims [axis, rank): those dims, the map that reads the per-row statistics
+/// (the other dims) and the map that reads scale and bias (the normalized
+/// dims).
+struct LayerNormDims {
+  llvm::SmallVector<int64_t> normalized;
+  mlir::AffineMap rowMap, paramMap;
+};
+LayerNormDims layerNormDims(mlir::MLIRContext *context, int64_t rank,
+                            int64_t axis);
 
 } // namespace mixprec::lowering
 

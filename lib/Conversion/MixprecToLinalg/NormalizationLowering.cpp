@@ -11,14 +11,12 @@
 #include "LoweringUtils.h"
 
 #include "mixprec/Conversion/Passes.h"
+#include "mixprec/Dialect/Mixprec/IR/MixprecOpUtils.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-
-#include <cmath>
-#include <limits>
 
 using namespace mlir;
 using namespace mixprec;
@@ -69,19 +67,7 @@ struct SoftmaxLowering : public OpRewritePattern<OpTy> {
     AffineMap kept = keptDimsMap(context, rank, reduced);
 
     // maximumf: a NaN anywhere in the row makes the whole row NaN.
-    Value max = reduceDims(
-        rewriter, loc, input, reduced, -std::numeric_limits<double>::infinity(),
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          return arith::MaximumFOp::create(b, loc, args[0], args[1]);
-        });
-    Value sum =
-        reduceInputs(rewriter, loc, rank, reduced, {input, max},
-                     {identity, kept}, filledTensor(rewriter, loc, stats, 0.0),
-                     [](OpBuilder &b, Location loc, ValueRange args) {
-                       return addF(b, loc, args[0],
-                                   math::ExpOp::create(
-                                       b, loc, subF(b, loc, args[1], args[2])));
-                     });
+    auto [max, sum] = computeSoftmaxStats(rewriter, loc, input, reduced);
     Value result;
     if (IsLog) {
       Value logSum =
@@ -118,20 +104,14 @@ struct LayerNormLowering : public OpRewritePattern<LayerNormOp> {
     MLIRContext *context = rewriter.getContext();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
-    int64_t axis = op.getAxis();
-    SmallVector<int64_t> reduced;
-    SmallVector<AffineExpr> normalizedDims;
-    for (int64_t dim = axis; dim < rank; ++dim) {
-      reduced.push_back(dim);
-      normalizedDims.push_back(getAffineDimExpr(dim, context));
-    }
-    Moments moments = computeMoments(rewriter, loc, op.getInput(), reduced,
-                                     op.getEps().convertToDouble());
-    rewriter.replaceOp(
-        op, normalize(rewriter, loc, type, op.getInput(), moments.mean,
-                      moments.invStd, keptDimsMap(context, rank, reduced),
-                      op.getScale(), op.getBias(),
-                      AffineMap::get(rank, 0, normalizedDims, context)));
+    LayerNormDims dims = layerNormDims(context, rank, op.getAxis());
+    Moments moments =
+        computeMoments(rewriter, loc, op.getInput(), dims.normalized,
+                       op.getEps().convertToDouble());
+    rewriter.replaceOp(op,
+                       normalize(rewriter, loc, type, op.getInput(),
+                                 moments.mean, moments.invStd, dims.rowMap,
+                                 op.getScale(), op.getBias(), dims.paramMap));
     return success();
   }
 };
@@ -145,11 +125,8 @@ struct BatchNormLowering : public OpRewritePattern<BatchNormOp> {
     MLIRContext *context = rewriter.getContext();
     RankedTensorType type = op.getResult().getType();
     int64_t rank = type.getRank();
-    SmallVector<int64_t> reduced{0};
-    for (int64_t dim = 2; dim < rank; ++dim)
-      reduced.push_back(dim);
-    AffineMap channel =
-        AffineMap::get(rank, 0, getAffineDimExpr(1, context), context);
+    SmallVector<int64_t> reduced = batchNormReducedDims(rank);
+    AffineMap channel = keptDimsMap(context, rank, reduced);
     double eps = op.getEps().convertToDouble();
     Value runningMean = op.getRunningMean();
     Value runningVar = op.getRunningVar();

@@ -18,29 +18,12 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <limits>
-#include <numeric>
 
 using namespace mlir;
 using namespace mixprec;
 using namespace mixprec::lowering;
 
 namespace {
-
-/// Every dim of a rank-`rank` tensor.
-SmallVector<int64_t> allDims(int64_t rank) {
-  SmallVector<int64_t> dims(rank);
-  std::iota(dims.begin(), dims.end(), 0);
-  return dims;
-}
-
-Value sumCombine(OpBuilder &b, Location loc, ValueRange args) {
-  return addF(b, loc, args[0], args[1]);
-}
-
-Value maxCombine(OpBuilder &b, Location loc, ValueRange args) {
-  // maximumf, not maxnumf: NaN wins, as in torch.amax.
-  return arith::MaximumFOp::create(b, loc, args[0], args[1]);
-}
 
 /// An f32 accumulator of the reduction into `resultType` (the 0-d tensor of
 /// a loss): divided by `count` for a mean, rounded once to the result type.
@@ -134,21 +117,9 @@ struct SoftmaxCrossEntropyLowering
     int64_t rows = logitsType.getDimSize(0);
     int64_t classes = logitsType.getDimSize(1);
     std::optional<int64_t> ignored = op.getIgnoreIndex();
-    auto rowType = RankedTensorType::get({rows}, rewriter.getF32Type());
     auto scalarType = RankedTensorType::get({}, rewriter.getF32Type());
 
-    Value max =
-        reduceDims(rewriter, loc, logits, {1},
-                   -std::numeric_limits<double>::infinity(), maxCombine);
-    AffineMap rowMap = keptDimsMap(context, 2, {1});
-    Value sum = reduceInputs(
-        rewriter, loc, 2, {1}, {logits, max},
-        {AffineMap::getMultiDimIdentityMap(2, context), rowMap},
-        filledTensor(rewriter, loc, rowType, 0.0),
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          Value shifted = subF(b, loc, args[1], args[2]);
-          return addF(b, loc, args[0], math::ExpOp::create(b, loc, shifted));
-        });
+    auto [max, sum] = computeSoftmaxStats(rewriter, loc, logits, {1});
 
     // One loop over the rows gathers the labelled logit and sums the losses.
     AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
@@ -203,7 +174,7 @@ struct MseLowering : public OpRewritePattern<MseOp> {
     AffineMap identity =
         AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
     Value total = reduceInputs(
-        rewriter, loc, rank, allDims(rank), {op.getInput(), op.getTarget()},
+        rewriter, loc, rank, dimRange(0, rank), {op.getInput(), op.getTarget()},
         {identity, identity},
         filledTensor(rewriter, loc,
                      RankedTensorType::get({}, rewriter.getF32Type()), 0.0),
@@ -234,10 +205,11 @@ struct AllFiniteLowering : public OpRewritePattern<AllFiniteOp> {
     for (Value input : op.getInputs()) {
       int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
       Value flag = reduceInputs(
-          rewriter, loc, rank, allDims(rank), input,
+          rewriter, loc, rank, dimRange(0, rank), input,
           AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()),
-          linalg::FillOp::create(rewriter, loc, init,
-                                 emptyTensor(rewriter, loc, op.getResult().getType()))
+          linalg::FillOp::create(
+              rewriter, loc, init,
+              emptyTensor(rewriter, loc, op.getResult().getType()))
               .getResult(0),
           [](OpBuilder &b, Location loc, ValueRange args) -> Value {
             Value inf =

@@ -47,11 +47,16 @@ static LogicalResult verifyResultShape(Operation *op, Value result,
          << llvm::interleaved_array(shape);
 }
 
-/// Checks the last two dims of a (batched) matrix product and returns the
-/// expected result shape: batch dims + [M, N].
-static FailureOr<SmallVector<int64_t>>
-matmulResultShape(Operation *op, RankedTensorType lhs, RankedTensorType rhs,
-                  bool transposeLhs, bool transposeRhs) {
+/// The checks matmul and batch_matmul share once their ranks are checked: the
+/// contraction type rule, equal K in the last two dims, and the result shape,
+/// batch dims + [M, N].
+template <typename MatrixProductOp>
+static LogicalResult verifyMatrixProduct(MatrixProductOp op) {
+  if (failed(verifyContractionTypes(op, op.getLhs(), op.getRhs(), {},
+                                    op.getResult())))
+    return failure();
+  RankedTensorType lhs = tensorType(op.getLhs()), rhs = tensorType(op.getRhs());
+  bool transposeLhs = op.getTransposeLhs(), transposeRhs = op.getTransposeRhs();
   int64_t rank = lhs.getRank();
   ArrayRef<int64_t> lhsShape = lhs.getShape(), rhsShape = rhs.getShape();
   int64_t m = lhsShape[rank - (transposeLhs ? 1 : 2)];
@@ -59,11 +64,11 @@ matmulResultShape(Operation *op, RankedTensorType lhs, RankedTensorType rhs,
   int64_t rhsK = rhsShape[rank - (transposeRhs ? 1 : 2)];
   int64_t n = rhsShape[rank - (transposeRhs ? 2 : 1)];
   if (lhsK != rhsK)
-    return op->emitOpError("contraction dims differ: lhs has K = ")
+    return op.emitOpError("contraction dims differ: lhs has K = ")
            << lhsK << ", rhs has K = " << rhsK;
   SmallVector<int64_t> shape(lhsShape.drop_back(2));
   shape.append({m, n});
-  return shape;
+  return verifyResultShape(op, op.getResult(), shape);
 }
 
 LogicalResult MatmulOp::verify() {
@@ -71,14 +76,7 @@ LogicalResult MatmulOp::verify() {
   if (lhs.getRank() != 2 || rhs.getRank() != 2)
     return emitOpError("operands must be rank 2, got rank ")
            << lhs.getRank() << " and " << rhs.getRank();
-  if (failed(
-          verifyContractionTypes(*this, getLhs(), getRhs(), {}, getResult())))
-    return failure();
-  FailureOr<SmallVector<int64_t>> shape =
-      matmulResultShape(*this, lhs, rhs, getTransposeLhs(), getTransposeRhs());
-  if (failed(shape))
-    return failure();
-  return verifyResultShape(*this, getResult(), *shape);
+  return verifyMatrixProduct(*this);
 }
 
 LogicalResult BatchMatmulOp::verify() {
@@ -92,14 +90,7 @@ LogicalResult BatchMatmulOp::verify() {
     return emitOpError("batch dims differ: ")
            << llvm::interleaved_array(lhsBatch) << " vs "
            << llvm::interleaved_array(rhsBatch);
-  if (failed(
-          verifyContractionTypes(*this, getLhs(), getRhs(), {}, getResult())))
-    return failure();
-  FailureOr<SmallVector<int64_t>> shape =
-      matmulResultShape(*this, lhs, rhs, getTransposeLhs(), getTransposeRhs());
-  if (failed(shape))
-    return failure();
-  return verifyResultShape(*this, getResult(), *shape);
+  return verifyMatrixProduct(*this);
 }
 
 /// The bias of linear and conv2d is `[outFeatures]`.

@@ -1,5 +1,6 @@
 //===- GradientOps.cpp - the backward ops ---------------------------------===//
 
+#include "mixprec/Dialect/Mixprec/IR/MixprecOpUtils.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
 #include "llvm/Support/InterleavedRange.h"
@@ -21,31 +22,14 @@ LogicalResult LayerNormGradOp::verify() {
   if (failed(verifyAxis(*this, getAxis(), input.getRank())) ||
       failed(verifyEpsilon(*this, getEps().convertToDouble())))
     return failure();
-  ArrayRef<int64_t> normalized = input.getShape().drop_front(getAxis());
-  RankedTensorType scale = getScale().getType();
-  if (scale.getShape() != normalized)
-    return emitOpError("scale must be ")
-           << llvm::interleaved_array(normalized)
-           << " (the normalized dims), got "
-           << llvm::interleaved_array(scale.getShape());
-  if (scale.getElementType() != input.getElementType())
-    return emitOpError("scale element type must be the input's (")
-           << input.getElementType() << "), got " << scale.getElementType();
-  return success();
+  return verifyNormParameter(*this, getScale().getType(), "scale",
+                             input.getShape().drop_front(getAxis()),
+                             input.getElementType(), "the normalized dims");
 }
 
 LogicalResult SoftmaxCrossEntropyGradOp::verify() {
-  RankedTensorType logits = getLogits().getType();
-  if (logits.getRank() != 2)
-    return emitOpError("logits must be [N, C], got rank ") << logits.getRank();
-  ArrayRef<int64_t> labels = getLabels().getType().getShape();
-  if (labels != ArrayRef<int64_t>{logits.getDimSize(0)})
-    return emitOpError("labels must be [")
-           << logits.getDimSize(0) << "] (one per row of logits), got "
-           << llvm::interleaved_array(labels);
-  if (logits.getDimSize(1) == 0)
-    return emitOpError("logits must have at least one class");
-  return success();
+  return verifyLogitsAndLabels([&] { return emitOpError(); },
+                               getLogits().getType(), getLabels().getType());
 }
 
 LogicalResult EmbeddingGradOp::inferReturnTypes(
@@ -213,16 +197,9 @@ LogicalResult BatchNormGradOp::verify() {
            << input.getRank();
   if (failed(verifyEpsilon(*this, getEps().convertToDouble())))
     return failure();
-  int64_t channels = input.getDimSize(1);
-  RankedTensorType scale = getScale().getType();
-  if (scale.getShape() != ArrayRef<int64_t>{channels})
-    return emitOpError("scale must be [")
-           << channels << "] (the channels), got "
-           << llvm::interleaved_array(scale.getShape());
-  if (scale.getElementType() != input.getElementType())
-    return emitOpError("scale element type must be the input's (")
-           << input.getElementType() << "), got " << scale.getElementType();
-  return success();
+  return verifyNormParameter(*this, getScale().getType(), "scale",
+                             {input.getDimSize(1)}, input.getElementType(),
+                             "the channels");
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,5 +1,6 @@
 //===- NormalizationOps.cpp - softmax, log_softmax, layer_norm, batch_norm ===//
 
+#include "mixprec/Dialect/Mixprec/IR/MixprecOpUtils.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
 #include "llvm/Support/InterleavedRange.h"
@@ -24,6 +25,21 @@ LogicalResult LogSoftmaxOp::verify() {
   return verifyAxis(*this, getAxis(), getType().getRank());
 }
 
+LogicalResult mixprec::verifyNormParameter(Operation *op, RankedTensorType type,
+                                           StringRef name,
+                                           ArrayRef<int64_t> shape,
+                                           Type elementType, StringRef what) {
+  if (type.getShape() != shape)
+    return op->emitOpError()
+           << name << " must be " << llvm::interleaved_array(shape) << " ("
+           << what << "), got " << llvm::interleaved_array(type.getShape());
+  if (type.getElementType() != elementType)
+    return op->emitOpError()
+           << name << " element type must be the input's (" << elementType
+           << "), got " << type.getElementType();
+  return success();
+}
+
 /// Scale and bias come as a pair of the given shape and the input's element
 /// type.
 static LogicalResult verifyAffine(Operation *op, Value scale, Value bias,
@@ -34,18 +50,19 @@ static LogicalResult verifyAffine(Operation *op, Value scale, Value bias,
   for (Value value : {scale, bias}) {
     if (!value)
       continue;
-    auto type = cast<RankedTensorType>(value.getType());
     StringRef name = value == scale ? "scale" : "bias";
-    if (type.getShape() != shape)
-      return op->emitOpError()
-             << name << " must be " << llvm::interleaved_array(shape) << " ("
-             << what << "), got " << llvm::interleaved_array(type.getShape());
-    if (type.getElementType() != elementType)
-      return op->emitOpError()
-             << name << " element type must be the input's (" << elementType
-             << "), got " << type.getElementType();
+    if (failed(verifyNormParameter(op, cast<RankedTensorType>(value.getType()),
+                                   name, shape, elementType, what)))
+      return failure();
   }
   return success();
+}
+
+SmallVector<int64_t> mixprec::batchNormReducedDims(int64_t rank) {
+  SmallVector<int64_t> dims{0};
+  for (int64_t dim = 2; dim < rank; ++dim)
+    dims.push_back(dim);
+  return dims;
 }
 
 LogicalResult mixprec::verifyEpsilon(Operation *op, double eps) {

@@ -3,14 +3,23 @@
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/InterleavedRange.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mixprec;
 
 static RankedTensorType tensorType(Value value) {
   return cast<RankedTensorType>(value.getType());
+}
+
+/// reshape, broadcast and slice change nothing when their result has their
+/// input's type (a slice of that type takes the whole input): they fold to
+/// the input.
+template <typename ShapeOp> static OpFoldResult foldIdentity(ShapeOp op) {
+  if (op.getInput().getType() == op.getType())
+    return op.getInput();
+  return {};
 }
 
 //===----------------------------------------------------------------------===//
@@ -29,7 +38,8 @@ LogicalResult mixprec::inferReductionType(std::optional<Location> location,
       return emitOptionalError(location, "dim ", dim,
                                " is out of range for rank ", type.getRank());
     if (index > 0 && dims[index - 1] >= dim)
-      return emitOptionalError(location, "dims must be strictly increasing, got ",
+      return emitOptionalError(location,
+                               "dims must be strictly increasing, got ",
                                llvm::interleaved_array(dims));
   }
   SmallVector<int64_t> shape;
@@ -59,10 +69,9 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *context,
   llvm::sort(sorted);
   if (sorted.size() != static_cast<size_t>(type.getRank()) ||
       !llvm::equal(sorted, llvm::seq<int64_t>(0, type.getRank())))
-    return emitOptionalError(location, "permutation ",
-                             llvm::interleaved_array(permutation),
-                             " is not a permutation of the ", type.getRank(),
-                             " dims");
+    return emitOptionalError(
+        location, "permutation ", llvm::interleaved_array(permutation),
+        " is not a permutation of the ", type.getRank(), " dims");
   SmallVector<int64_t> shape;
   for (int64_t dim : permutation)
     shape.push_back(type.getDimSize(dim));
@@ -108,8 +117,8 @@ LogicalResult ReshapeOp::verify() {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
-    return getInput();
+  if (OpFoldResult identity = foldIdentity(*this))
+    return identity;
   auto producer = getInput().getDefiningOp<ReshapeOp>();
   if (!producer)
     return {};
@@ -138,9 +147,7 @@ LogicalResult BroadcastOp::verify() {
 }
 
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
-    return getInput();
-  return {};
+  return foldIdentity(*this);
 }
 
 //===----------------------------------------------------------------------===//
@@ -180,11 +187,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
-OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
-    return getInput();
-  return {};
-}
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) { return foldIdentity(*this); }
 
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> location,
@@ -261,8 +264,9 @@ LogicalResult mixprec::inferPool2DType(std::optional<Location> location,
     if (kernel[i] < 1 || stride[i] < 1)
       return emitOptionalError(location, "kernel and stride must be >= 1");
     if (padding[i] < 0 || 2 * padding[i] > kernel[i])
-      return emitOptionalError(location, "padding must be in [0, kernel / 2], "
-                                         "got ",
+      return emitOptionalError(location,
+                               "padding must be in [0, kernel / 2], "
+                               "got ",
                                padding[i], " for kernel ", kernel[i]);
     int64_t extent = type.getDimSize(2 + i) + 2 * padding[i] - kernel[i];
     if (extent < 0)
