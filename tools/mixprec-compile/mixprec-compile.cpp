@@ -66,7 +66,7 @@ static cl::opt<std::string> cudaPath(
     cl::init(getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda"),
     cl::cat(compileCategory));
 enum class Emit { Library, Object, LLVMIR, MLIR, PTX };
-static cl::opt<Emit> emit(
+static cl::opt<Emit, false, mixprec::EnumOptionParser<Emit>> emit(
     "emit", cl::desc("What to write"), cl::init(Emit::Library),
     cl::values(clEnumValN(Emit::Library, "library", "a shared library"),
                clEnumValN(Emit::Object, "object", "the model's object file"),
@@ -84,7 +84,7 @@ static cl::opt<bool>
                        "nests)"),
               cl::init(true), cl::cat(compileCategory));
 enum class Autocast { None, F16, BF16 };
-static cl::opt<Autocast> autocast(
+static cl::opt<Autocast, false, mixprec::EnumOptionParser<Autocast>> autocast(
     "autocast", cl::desc("Run --mixprec-autocast first"),
     cl::init(Autocast::None),
     cl::values(clEnumValN(Autocast::None, "none", "no autocast (default)"),

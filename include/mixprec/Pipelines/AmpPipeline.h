@@ -14,6 +14,18 @@ namespace mixprec {
 /// the precision (BF16 has FP32's exponent range: no scaling).
 enum class AmpLossScaling { ByPrecision, Dynamic, Static, None };
 
+} // namespace mixprec
+
+namespace llvm::cl {
+template <>
+class parser<mixprec::AmpLossScaling>
+    : public mixprec::EnumOptionParser<mixprec::AmpLossScaling> {
+  using EnumOptionParser::EnumOptionParser;
+};
+} // namespace llvm::cl
+
+namespace mixprec {
+
 /// --mixprec-amp's options: its own three, and every option of
 /// --mixprec-loss-scaling but `mode` (init-scale=1024 max-grad-norm=1.0 ...),
 /// which it forwards to that pass as written: the pass declares, parses and

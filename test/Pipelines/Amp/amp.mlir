@@ -127,9 +127,9 @@
 
 // A value outside an enum option's values is refused by the option parser;
 // the loss-scaling pass reports its own bad option, at the module's location.
-// ERR-PRECISION: mixprec-opt: for the --precision option: Cannot find option named 'f8'!
-// ERR-SCALING:   mixprec-opt: for the --loss-scaling option: Cannot find option named 'weird'!
-// ERR-MASTER:    mixprec-opt: for the --master-weights option: Cannot find option named 'half'!
+// ERR-PRECISION: mixprec-opt: for the --precision option: 'f8' is not one of f16, bf16{{$}}
+// ERR-SCALING:   mixprec-opt: for the --loss-scaling option: 'weird' is not one of default, dynamic, static, none{{$}}
+// ERR-MASTER:    mixprec-opt: for the --master-weights option: 'half' is not one of fp32, none{{$}}
 // ERR-HYST:      examples/mlp.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: growth-interval and hysteresis must be in [1, 2^31), got 2000 and 0
 // ERR-NAME:      no such option bogus
 // ERR-MODE:      no such option mode (the loss-scaling mode is loss-scaling=)

@@ -10,8 +10,8 @@
 // Bad options are errors, never crashes: a value outside an enum option's
 // values is refused by the option parser, the rest with the module's location.
 
-// PRECISION: mixprec-opt: for the --precision option: Cannot find option named 'fp8'!
-// LEVEL: mixprec-opt: for the --level option: Cannot find option named 'some'!
+// PRECISION: mixprec-opt: for the --precision option: 'fp8' is not one of f16, bf16{{$}}
+// LEVEL: mixprec-opt: for the --level option: 'some' is not one of all, tensor-core-only{{$}}
 // UNKNOWN: error: mixprec-autocast: unknown op 'softmx' in fp32-ops (expected a compute op of the mixprec dialect, e.g. softmax)
 // FOREIGN: error: mixprec-autocast: unknown op 'func.call' in follow-ops
 // KEEPS: error: mixprec-autocast: 'mixprec.cast' keeps its types; it cannot be moved to another category

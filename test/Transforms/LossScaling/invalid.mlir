@@ -17,7 +17,7 @@
 // Options are checked in every mode, none included.
 // RUN: not mixprec-opt %s -split-input-file --mixprec-autodiff --mixprec-loss-scaling="mode=none growth-interval=0" 2>&1 | FileCheck %s --check-prefix=INTERVAL
 
-// MODE:     mixprec-opt: for the --mode option: Cannot find option named 'weird'!
+// MODE:     mixprec-opt: for the --mode option: 'weird' is not one of dynamic, static, none{{$}}
 // INIT0:    invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: init-scale must be finite and > 0, got 0.000000e+00
 // INITNEG:  invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: init-scale must be finite and > 0, got -2.000000e+00
 // INITINF:  invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: init-scale must be finite and > 0, got INF

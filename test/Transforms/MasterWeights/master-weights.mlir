@@ -3,7 +3,7 @@
 // RUN: mixprec-opt %s -split-input-file --mixprec-autocast --mixprec-autodiff --mixprec-master-weights=mode=none | FileCheck %s --check-prefix=NONE
 // RUN: not mixprec-opt %s -split-input-file --mixprec-autocast --mixprec-autodiff --mixprec-master-weights=mode=fp16 2>&1 | FileCheck %s --check-prefix=ERR
 
-// ERR: mixprec-opt: for the --mode option: Cannot find option named 'fp16'!
+// ERR: mixprec-opt: for the --mode option: 'fp16' is not one of fp32, none{{$}}
 
 // A matmul weight (cast to f16 by autocast), a layer_norm scale and bias
 // (FP32 op), and a bias added after an FP32 reduction.
