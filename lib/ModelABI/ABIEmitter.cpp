@@ -218,23 +218,21 @@ std::string emitABISource(ArrayRef<FunctionSignature> functions,
          << "  mixprec_status status = mixprec_cuda_enter(in, " << numInputs
          << ", din, " << outputs << ", " << deviceOutputs << ", dout);\n"
          << "  if (status != MIXPREC_OK)\n    return status;\n";
+    // A descriptor per tensor, `in<i>` over in[i] (or its device copy
+    // din[i]), `out<i>` likewise.
     SmallVector<std::string> args;
-    for (auto [i, spec] : llvm::enumerate(function.inputs)) {
-      std::string index = std::to_string(i);
-      std::string var = "in" + index;
-      emitDescriptor(os, var,
-                     cuda ? "din[" + index + "]" : "in[" + index + "].data",
-                     spec);
-      args.push_back("&" + var);
-    }
-    for (auto [i, spec] : llvm::enumerate(function.outputs)) {
-      std::string index = std::to_string(i);
-      std::string var = "out" + index;
-      emitDescriptor(os, var,
-                     cuda ? "dout[" + index + "]" : "out[" + index + "].data",
-                     spec);
-      args.push_back("&" + var);
-    }
+    auto emitDescriptors = [&](StringRef role, ArrayRef<TensorSpec> specs) {
+      for (auto [i, spec] : llvm::enumerate(specs)) {
+        std::string index = std::to_string(i);
+        std::string var = (role + index).str();
+        std::string data = cuda ? ("d" + role + "[" + index + "]").str()
+                                : (role + "[" + index + "].data").str();
+        emitDescriptor(os, var, data, spec);
+        args.push_back("&" + var);
+      }
+    };
+    emitDescriptors("in", function.inputs);
+    emitDescriptors("out", function.outputs);
     if (reports && cuda)
       // All ones: check -1, no failure, until the compiled code's kernel
       // writes the report (a stand-in driver that runs no kernel leaves it).
