@@ -70,6 +70,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       // follow: whatever the input is.
       {"mixprec.relu", AutocastCategory::Follow},
       {"mixprec.gelu", AutocastCategory::Follow},
+      {"mixprec.silu", AutocastCategory::Follow},
       {"mixprec.tanh", AutocastCategory::Follow},
       {"mixprec.sigmoid", AutocastCategory::Follow},
       {"mixprec.neg", AutocastCategory::Follow},

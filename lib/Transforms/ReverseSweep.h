@@ -1,7 +1,8 @@
 //===- ReverseSweep.h - the reverse sweep of --mixprec-autodiff -*- C++ -*-===//
 //
 // Private to MixprecTransforms: visits a function body last op to first and
-// turns the gradients of each op's results into gradients of its operands.
+// has each op's adjoint (AdjointOpInterface) turn the gradients of its
+// results into gradients of its operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,10 +16,11 @@
 
 namespace mixprec {
 
-/// The reverse sweep over one function body.
-class ReverseSweep {
+/// The reverse sweep over one function body; the gradient sink of the
+/// adjoint rules it calls.
+class ReverseSweep : public AdjointContext {
 public:
-  explicit ReverseSweep(mlir::OpBuilder &builder) : b(builder) {}
+  explicit ReverseSweep(mlir::OpBuilder &builder) : AdjointContext(builder) {}
 
   /// Seeds `loss` with 1 and propagates gradients to every value it
   /// depends on.
@@ -29,24 +31,11 @@ public:
     return adjoints.lookup(value);
   }
 
+  void accumulate(mlir::Value value, mlir::Value gradient) override;
+
 private:
   mlir::LogicalResult backprop(mlir::Operation *op);
-  void accumulate(mlir::Value value, mlir::Value gradient);
 
-  mlir::Value castTo(mlir::Value value, mlir::Type elementType);
-  mlir::Value splat(double value, mlir::RankedTensorType type);
-  mlir::Value reshape(mlir::Value value, mlir::RankedTensorType type);
-  mlir::Value sumTo(mlir::Value gradient, mlir::RankedTensorType type);
-  mlir::Value unreduce(mlir::Value gradient, mlir::Value input,
-                       llvm::ArrayRef<int64_t> dims);
-  mlir::Value unstride(mlir::Value gradient, int64_t dim, int64_t stride,
-                       int64_t limit);
-  mlir::Value matmul(mlir::Value lhs, mlir::Value rhs, bool transposeLhs,
-                     bool transposeRhs, mlir::Type elementType, bool batched);
-  void batchNormInference(BatchNormOp op, llvm::ArrayRef<mlir::Value> grads);
-
-  mlir::OpBuilder &b;
-  mlir::Location loc = b.getUnknownLoc();
   llvm::DenseMap<mlir::Value, mlir::Value> adjoints;
 };
 

@@ -133,6 +133,7 @@ UNARY = {
     "log": (torch.log, True), "sqrt": (torch.sqrt, True),
     "rsqrt": (torch.rsqrt, True), "tanh": (torch.tanh, False),
     "sigmoid": (torch.sigmoid, False), "relu": (F.relu, False),
+    "silu": (F.silu, False),
 }
 
 

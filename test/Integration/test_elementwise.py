@@ -17,7 +17,7 @@ BINARY = {
 UNARY = {
     "neg": torch.neg, "exp": torch.exp, "tanh": torch.tanh,
     "sigmoid": torch.sigmoid, "relu": torch.relu,
-    "gelu": torch.nn.functional.gelu,
+    "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu,
 }
 
 

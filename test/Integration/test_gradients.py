@@ -10,6 +10,7 @@ The adjoints of --mixprec-autodiff that use maximum_grad, minimum_grad and
 reduce_max_grad, and those of strided slices and eval-mode batch_norm, are
 checked at the end in the style of test_autodiff.py: in FP32 against
 autograd, with central differences where the function is differentiable.
+So is silu's adjoint, which builds on no backward op, in each float type.
 """
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ import torch.nn.functional as F
 
 from harness import (TOLERANCES, TORCH_DTYPES, assert_close, compile_mlir,
                      module, op_function, precompile, random, run,
-                     tensor_type, to_numpy)
+                     tensor_type, to_numpy, to_torch)
 from test_autodiff import check, gradient_module
 
 # Every test runs on the CPU library and on its CUDA build (simulated).
@@ -776,6 +777,48 @@ def test_batch_norm_eval_statistics_adjoint():
           "  %%r, %%rm, %%rv = mixprec.batch_norm %%x, %%mean, %%var scale %%g "
           "bias %%b {training = false} : %s, %s, %s, %s"
           % (c, c, c, c, c, t, c, c, c), shape, reference)
+
+
+# ---------------------------------------------------------------------------
+# silu's adjoint, in each float type
+# ---------------------------------------------------------------------------
+
+
+def silu_gradient_module(dtype):
+    """@train_gradients returns the gradient of sum(silu(x) * u) for a
+    parameter x of `dtype`: silu's adjoint gets u (times 1: exact) as its
+    result gradient, computes in f32 and rounds once to `dtype`."""
+    t, t32 = tensor_type(SHAPE, dtype), tensor_type(SHAPE, "f32")
+    return "\n".join([
+        "mixprec.parameter @x : %s = #mixprec.zeros" % t,
+        "func.func @loss(%%u: %s) -> tensor<f32> {" % t,
+        "  %%x = mixprec.read @x : %s" % t,
+        "  %%y = mixprec.silu %%x : %s" % t,
+        "  %%m = mixprec.mul %%y, %%u : %s, %s" % (t, t),
+        "  %%m32 = mixprec.cast %%m : %s to %s" % (t, t32),
+        "  %%l = mixprec.reduce_sum %%m32 {dims = array<i64: 0, 1>} : %s" % t32,
+        "  return %l : tensor<f32>",
+        "}",
+        "mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>"])
+
+
+SILU_GRADIENTS = {dtype: silu_gradient_module(dtype) for dtype in FLOAT_TYPES}
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+def test_silu_adjoint(dtype):
+    # The tails (e^-x overflows to inf below about -88), zero and NaN.
+    x = random(SHAPE, dtype, 40, scale=6.0)
+    x[0, :4] = torch.tensor([0.0, -100.0, 100.0, NAN])
+    u = random(SHAPE, dtype, 41)
+    model = compile_mlir(SILU_GRADIENTS[dtype], ("--autodiff",))
+    function = model.functions["train_gradients"]
+    named = {"x": x, "u": u}
+    outputs = model.call("train_gradients",
+                         [to_numpy(named[spec.name]) for spec in function.inputs])
+    dx = to_torch(outputs[1], dtype)
+    (expected,) = autograd(F.silu, [x], u)
+    assert_close(dx, expected, dtype)
 
 
 @pytest.fixture(scope="module", autouse=True)

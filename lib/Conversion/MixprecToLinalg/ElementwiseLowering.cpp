@@ -1,4 +1,12 @@
 //===- ElementwiseLowering.cpp - elementwise ops, casts, constants --------===//
+//
+// An elementwise op lowers to one linalg.generic whose body computes an
+// element from its operands' elements, widened to f32, and whose result is
+// rounded once to the op's type (docs/design.md §4, LoweringUtils.h). A new
+// elementwise op is one line in populateElementwiseLoweringPatterns: its
+// scalar op, or a body function when it takes more than one.
+//
+//===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
 
@@ -16,9 +24,14 @@ using namespace mixprec::lowering;
 
 namespace {
 
-/// An op whose every result element is `compute(operands at that index)`,
-/// computed in f32 and rounded once to the result type.
+/// Computes one element of `op`'s result from the f32 elements `args` of
+/// its operands at that index.
 template <typename OpTy>
+using ElementBody = Value (*)(OpTy op, OpBuilder &b, Location loc,
+                              ValueRange args);
+
+/// Lowers `OpTy` to the elementwise map of `body`.
+template <typename OpTy, ElementBody<OpTy> body>
 struct ElementwiseLowering : public OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
@@ -26,127 +39,11 @@ struct ElementwiseLowering : public OpRewritePattern<OpTy> {
     rewriter.replaceOp(
         op, mapElements(rewriter, op.getLoc(), op.getType(), op->getOperands(),
                         [&](OpBuilder &b, Location loc, ValueRange args) {
-                          return compute(op, b, loc, args);
+                          return body(op, b, loc, args);
                         }));
     return success();
   }
-  static Value compute(OpTy op, OpBuilder &b, Location loc, ValueRange args);
 };
-
-template <>
-Value ElementwiseLowering<AddOp>::compute(AddOp, OpBuilder &b, Location loc,
-                                          ValueRange args) {
-  return arith::AddFOp::create(b, loc, args[0], args[1]);
-}
-template <>
-Value ElementwiseLowering<SubOp>::compute(SubOp, OpBuilder &b, Location loc,
-                                          ValueRange args) {
-  return arith::SubFOp::create(b, loc, args[0], args[1]);
-}
-template <>
-Value ElementwiseLowering<MulOp>::compute(MulOp, OpBuilder &b, Location loc,
-                                          ValueRange args) {
-  return arith::MulFOp::create(b, loc, args[0], args[1]);
-}
-template <>
-Value ElementwiseLowering<DivOp>::compute(DivOp, OpBuilder &b, Location loc,
-                                          ValueRange args) {
-  return arith::DivFOp::create(b, loc, args[0], args[1]);
-}
-template <>
-Value ElementwiseLowering<MaximumOp>::compute(MaximumOp, OpBuilder &b,
-                                              Location loc, ValueRange args) {
-  return arith::MaximumFOp::create(b, loc, args[0], args[1]);
-}
-template <>
-Value ElementwiseLowering<MinimumOp>::compute(MinimumOp, OpBuilder &b,
-                                              Location loc, ValueRange args) {
-  return arith::MinimumFOp::create(b, loc, args[0], args[1]);
-}
-template <>
-Value ElementwiseLowering<PowOp>::compute(PowOp, OpBuilder &b, Location loc,
-                                          ValueRange args) {
-  return math::PowFOp::create(b, loc, args[0], args[1]);
-}
-template <>
-Value ElementwiseLowering<NegOp>::compute(NegOp, OpBuilder &b, Location loc,
-                                          ValueRange args) {
-  return arith::NegFOp::create(b, loc, args[0]);
-}
-template <>
-Value ElementwiseLowering<ExpOp>::compute(ExpOp, OpBuilder &b, Location loc,
-                                          ValueRange args) {
-  return math::ExpOp::create(b, loc, args[0]);
-}
-template <>
-Value ElementwiseLowering<LogOp>::compute(LogOp, OpBuilder &b, Location loc,
-                                          ValueRange args) {
-  return math::LogOp::create(b, loc, args[0]);
-}
-template <>
-Value ElementwiseLowering<SqrtOp>::compute(SqrtOp, OpBuilder &b, Location loc,
-                                           ValueRange args) {
-  return math::SqrtOp::create(b, loc, args[0]);
-}
-template <>
-Value ElementwiseLowering<RsqrtOp>::compute(RsqrtOp, OpBuilder &b, Location loc,
-                                            ValueRange args) {
-  // 1 / sqrt(x), as PyTorch computes it (libm has no rsqrtf).
-  return arith::DivFOp::create(b, loc,
-                               floatConstant(b, loc, b.getF32Type(), 1.0),
-                               math::SqrtOp::create(b, loc, args[0]));
-}
-template <>
-Value ElementwiseLowering<TanhOp>::compute(TanhOp, OpBuilder &b, Location loc,
-                                           ValueRange args) {
-  return math::TanhOp::create(b, loc, args[0]);
-}
-template <>
-Value ElementwiseLowering<SigmoidOp>::compute(SigmoidOp, OpBuilder &b,
-                                              Location loc, ValueRange args) {
-  // 1 / (1 + e^-x): e^-x overflows to +inf for very negative x, giving 0.
-  Value one = floatConstant(b, loc, b.getF32Type(), 1.0);
-  Value negated = arith::NegFOp::create(b, loc, args[0]);
-  Value denominator =
-      arith::AddFOp::create(b, loc, one, math::ExpOp::create(b, loc, negated));
-  return arith::DivFOp::create(b, loc, one, denominator);
-}
-template <>
-Value ElementwiseLowering<ReluOp>::compute(ReluOp, OpBuilder &b, Location loc,
-                                           ValueRange args) {
-  // maximumf propagates NaN, as PyTorch's relu does (maxnumf would not).
-  Value zero = floatConstant(b, loc, b.getF32Type(), 0.0);
-  return arith::MaximumFOp::create(b, loc, args[0], zero);
-}
-template <>
-Value ElementwiseLowering<GeluOp>::compute(GeluOp op, OpBuilder &b,
-                                           Location loc, ValueRange args) {
-  Type f32 = b.getF32Type();
-  Value x = args[0];
-  Value half = floatConstant(b, loc, f32, 0.5);
-  Value one = floatConstant(b, loc, f32, 1.0);
-  Value inner;
-  if (op.getApproximate() == GeluApproximation::Tanh) {
-    // tanh(sqrt(2 / pi) * (x + 0.044715 x^3))
-    Value cube =
-        arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
-    Value poly = arith::AddFOp::create(
-        b, loc, x,
-        arith::MulFOp::create(b, loc, floatConstant(b, loc, f32, 0.044715),
-                              cube));
-    inner = math::TanhOp::create(
-        b, loc,
-        arith::MulFOp::create(
-            b, loc, floatConstant(b, loc, f32, std::sqrt(2.0 / M_PI)), poly));
-  } else {
-    inner = math::ErfOp::create(
-        b, loc,
-        arith::MulFOp::create(b, loc, x,
-                              floatConstant(b, loc, f32, M_SQRT1_2)));
-  }
-  return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, half, x),
-                               arith::AddFOp::create(b, loc, one, inner));
-}
 
 struct CastLowering : public OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -170,14 +67,97 @@ struct ConstantLowering : public OpRewritePattern<ConstantOp> {
 
 } // namespace
 
+/// The body that is one arith or math op of the operands' elements.
+template <typename OpTy, typename ScalarOp>
+static Value scalarOpBody(OpTy, OpBuilder &b, Location loc, ValueRange args) {
+  if constexpr (ScalarOp::template hasTrait<OpTrait::OneOperand>())
+    return ScalarOp::create(b, loc, args[0]);
+  else
+    return ScalarOp::create(b, loc, args[0], args[1]);
+}
+
+/// Lowers `OpTy`, elementwise, to `ScalarOp`.
+template <typename OpTy, typename ScalarOp>
+using OneToOneLowering =
+    ElementwiseLowering<OpTy, scalarOpBody<OpTy, ScalarOp>>;
+
+static Value rsqrtBody(RsqrtOp, OpBuilder &b, Location loc, ValueRange args) {
+  // 1 / sqrt(x), as PyTorch computes it (libm has no rsqrtf).
+  Value root = math::SqrtOp::create(b, loc, args[0]);
+  Value one = floatConstant(b, loc, b.getF32Type(), 1.0);
+  return arith::DivFOp::create(b, loc, one, root);
+}
+
+/// 1 / (1 + e^-x): e^-x overflows to +inf for very negative x, giving 0.
+static Value sigmoidBody(SigmoidOp, OpBuilder &b, Location loc,
+                         ValueRange args) {
+  Value one = floatConstant(b, loc, b.getF32Type(), 1.0);
+  Value negated = arith::NegFOp::create(b, loc, args[0]);
+  Value exp = math::ExpOp::create(b, loc, negated);
+  Value denominator = arith::AddFOp::create(b, loc, one, exp);
+  return arith::DivFOp::create(b, loc, one, denominator);
+}
+
+/// x / (1 + e^-x), as PyTorch computes silu: -0 for very negative x, where
+/// e^-x overflows to +inf.
+static Value siluBody(SiluOp, OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  Value one = floatConstant(b, loc, b.getF32Type(), 1.0);
+  Value negated = arith::NegFOp::create(b, loc, x);
+  Value exp = math::ExpOp::create(b, loc, negated);
+  Value denominator = arith::AddFOp::create(b, loc, one, exp);
+  return arith::DivFOp::create(b, loc, x, denominator);
+}
+
+static Value reluBody(ReluOp, OpBuilder &b, Location loc, ValueRange args) {
+  // maximumf propagates NaN, as PyTorch's relu does (maxnumf would not).
+  Value zero = floatConstant(b, loc, b.getF32Type(), 0.0);
+  return arith::MaximumFOp::create(b, loc, args[0], zero);
+}
+
+static Value geluBody(GeluOp op, OpBuilder &b, Location loc, ValueRange args) {
+  Type f32 = b.getF32Type();
+  Value x = args[0];
+  Value half = floatConstant(b, loc, f32, 0.5);
+  Value one = floatConstant(b, loc, f32, 1.0);
+  Value inner;
+  if (op.getApproximate() == GeluApproximation::Tanh) {
+    // tanh(sqrt(2 / pi) * (x + 0.044715 x^3))
+    Value square = arith::MulFOp::create(b, loc, x, x);
+    Value cube = arith::MulFOp::create(b, loc, x, square);
+    Value coefficient = floatConstant(b, loc, f32, 0.044715);
+    Value term = arith::MulFOp::create(b, loc, coefficient, cube);
+    Value poly = arith::AddFOp::create(b, loc, x, term);
+    Value scale = floatConstant(b, loc, f32, std::sqrt(2.0 / M_PI));
+    Value scaled = arith::MulFOp::create(b, loc, scale, poly);
+    inner = math::TanhOp::create(b, loc, scaled);
+  } else {
+    Value scale = floatConstant(b, loc, f32, M_SQRT1_2);
+    Value scaled = arith::MulFOp::create(b, loc, x, scale);
+    inner = math::ErfOp::create(b, loc, scaled);
+  }
+  Value onePlus = arith::AddFOp::create(b, loc, one, inner);
+  Value halfX = arith::MulFOp::create(b, loc, half, x);
+  return arith::MulFOp::create(b, loc, halfX, onePlus);
+}
+
 void mixprec::populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
-               ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
-               ElementwiseLowering<MaximumOp>, ElementwiseLowering<MinimumOp>,
-               ElementwiseLowering<PowOp>, ElementwiseLowering<NegOp>,
-               ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
-               ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
-               ElementwiseLowering<TanhOp>, ElementwiseLowering<SigmoidOp>,
-               ElementwiseLowering<ReluOp>, ElementwiseLowering<GeluOp>,
-               CastLowering, ConstantLowering>(patterns.getContext());
+  patterns.add<OneToOneLowering<AddOp, arith::AddFOp>,
+               OneToOneLowering<SubOp, arith::SubFOp>,
+               OneToOneLowering<MulOp, arith::MulFOp>,
+               OneToOneLowering<DivOp, arith::DivFOp>,
+               OneToOneLowering<MaximumOp, arith::MaximumFOp>,
+               OneToOneLowering<MinimumOp, arith::MinimumFOp>,
+               OneToOneLowering<PowOp, math::PowFOp>,
+               OneToOneLowering<NegOp, arith::NegFOp>,
+               OneToOneLowering<ExpOp, math::ExpOp>,
+               OneToOneLowering<LogOp, math::LogOp>,
+               OneToOneLowering<SqrtOp, math::SqrtOp>,
+               OneToOneLowering<TanhOp, math::TanhOp>,
+               ElementwiseLowering<RsqrtOp, rsqrtBody>,
+               ElementwiseLowering<SigmoidOp, sigmoidBody>,
+               ElementwiseLowering<SiluOp, siluBody>,
+               ElementwiseLowering<ReluOp, reluBody>,
+               ElementwiseLowering<GeluOp, geluBody>, CastLowering,
+               ConstantLowering>(patterns.getContext());
 }

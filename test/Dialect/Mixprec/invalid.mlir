@@ -742,7 +742,8 @@ func.func @f(%a: tensor<4x8xf32>, %b: tensor<4x8xi64>) {
 }
 
 //===----------------------------------------------------------------------===//
-// Elementwise unary ops: neg, exp, log, sqrt, rsqrt, tanh, sigmoid, relu, gelu
+// Elementwise unary ops: neg, exp, log, sqrt, rsqrt, tanh, sigmoid, relu,
+// silu, gelu
 //===----------------------------------------------------------------------===//
 
 // -----
@@ -806,6 +807,14 @@ func.func @f(%x: tensor<4xf64>) {
 func.func @f(%x: memref<4xf32>) {
   // expected-error @+1 {{'mixprec.sigmoid' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'memref<4xf32>'}}
   %0 = "mixprec.sigmoid"(%x) : (memref<4xf32>) -> memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xi64>) {
+  // expected-error @+1 {{'mixprec.silu' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi64>'}}
+  %0 = mixprec.silu %x : tensor<4xi64>
   return
 }
 

@@ -330,13 +330,17 @@ func.func @pow(%h: tensor<16xf16>, %b: tensor<16xbf16>, %f: tensor<16xf32>, %s: 
 // CHECK-NEXT:    [[GERF:%.+]] = mixprec.gelu [[RELU]] : tensor<16x256xf16>
 // CHECK-NEXT:    [[GERF2:%.+]] = mixprec.gelu [[GERF]] : tensor<16x256xf16>
 // CHECK-NEXT:    [[GTANH:%.+]] = mixprec.gelu [[GERF2]] {approximate = #mixprec<gelu_approximation tanh>} : tensor<16x256xf16>
-// CHECK-NEXT:    return [[SQRT]], [[RSQRT]], [[GTANH]]
+// CHECK-NEXT:    [[SILU:%.+]] = mixprec.silu [[GTANH]] : tensor<16x256xf16>
+// CHECK-NEXT:    [[BSILU:%.+]] = mixprec.silu [[RSQRT]] : tensor<2xbf16>
+// CHECK-NEXT:    return [[SQRT]], [[BSILU]], [[SILU]]
 
 // GENERIC-LABEL: sym_name = "unary"
 // GENERIC: "mixprec.neg"(%arg{{[0-9]+}}) : (tensor<4x8xf32>) -> tensor<4x8xf32>
 // GENERIC: "mixprec.gelu"(%{{.+}}) <{approximate = #mixprec<gelu_approximation erf>}> : (tensor<16x256xf16>) -> tensor<16x256xf16>
 // GENERIC: "mixprec.gelu"(%{{.+}}) <{approximate = #mixprec<gelu_approximation erf>}> : (tensor<16x256xf16>) -> tensor<16x256xf16>
 // GENERIC: "mixprec.gelu"(%{{.+}}) <{approximate = #mixprec<gelu_approximation tanh>}> : (tensor<16x256xf16>) -> tensor<16x256xf16>
+// GENERIC: "mixprec.silu"(%{{.+}}) : (tensor<16x256xf16>) -> tensor<16x256xf16>
+// GENERIC: "mixprec.silu"(%{{.+}}) : (tensor<2xbf16>) -> tensor<2xbf16>
 func.func @unary(%x: tensor<4x8xf32>, %h: tensor<16x256xf16>, %b: tensor<2xbf16>)
     -> (tensor<4x8xf32>, tensor<2xbf16>, tensor<16x256xf16>) {
   %neg = mixprec.neg %x : tensor<4x8xf32>
@@ -351,7 +355,9 @@ func.func @unary(%x: tensor<4x8xf32>, %h: tensor<16x256xf16>, %b: tensor<2xbf16>
   %gerf = mixprec.gelu %relu : tensor<16x256xf16>
   %gerf2 = mixprec.gelu %gerf {approximate = #mixprec<gelu_approximation erf>} : tensor<16x256xf16>
   %gtanh = mixprec.gelu %gerf2 {approximate = #mixprec<gelu_approximation tanh>} : tensor<16x256xf16>
-  return %sqrt, %rsqrt, %gtanh : tensor<4x8xf32>, tensor<2xbf16>, tensor<16x256xf16>
+  %silu = mixprec.silu %gtanh : tensor<16x256xf16>
+  %bsilu = mixprec.silu %rsqrt : tensor<2xbf16>
+  return %sqrt, %bsilu, %silu : tensor<4x8xf32>, tensor<2xbf16>, tensor<16x256xf16>
 }
 
 // -----

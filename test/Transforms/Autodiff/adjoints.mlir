@@ -1,7 +1,7 @@
 // RUN: mixprec-opt %s -split-input-file --mixprec-autodiff | FileCheck %s
 
-// Adjoints of maximum, minimum, reduce_max, strided slices and eval-mode
-// batch_norm.
+// Adjoints of maximum, minimum, reduce_max, strided slices, eval-mode
+// batch_norm and silu.
 
 // maximum and minimum: maximum_grad / minimum_grad in the result type, on
 // the operands cast to it; each operand's gradient is cast back to its own
@@ -128,6 +128,58 @@ func.func @loss() -> tensor<f32> {
   %y, %m, %v = mixprec.batch_norm %x, %mean, %var scale %g bias %b {training = false} : tensor<2x4x3x3xf16>, tensor<4xf32>, tensor<4xf16>, tensor<4xf16>
   %y32 = mixprec.cast %y : tensor<2x4x3x3xf16> to tensor<2x4x3x3xf32>
   %l = mixprec.reduce_sum %y32 {dims = array<i64: 0, 1, 2, 3>} : tensor<2x4x3x3xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// silu: s (1 + x (1 - s)) with s = sigmoid(x), in FP32 whatever the input
+// type, the gradient rounded once to f16.
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK:         [[X:%.+]] = mixprec.read @x : tensor<4x8xf16>
+// CHECK-NEXT:    [[Y:%.+]] = mixprec.silu [[X]] : tensor<4x8xf16>
+// CHECK:         [[G:%.+]] = mixprec.cast {{.*}} : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK-NEXT:    [[G32:%.+]] = mixprec.cast [[G]] : tensor<4x8xf16> to tensor<4x8xf32>
+// CHECK-NEXT:    [[X32:%.+]] = mixprec.cast [[X]] : tensor<4x8xf16> to tensor<4x8xf32>
+// CHECK-NEXT:    [[S:%.+]] = mixprec.sigmoid [[X32]] : tensor<4x8xf32>
+// CHECK-NEXT:    [[ONE:%.+]] = mixprec.constant dense<1.000000e+00> : tensor<4x8xf32>
+// CHECK-NEXT:    [[C:%.+]] = mixprec.sub [[ONE]], [[S]]
+// CHECK-NEXT:    [[XC:%.+]] = mixprec.mul [[X32]], [[C]]
+// CHECK-NEXT:    [[F:%.+]] = mixprec.add [[ONE]], [[XC]]
+// CHECK-NEXT:    [[GS:%.+]] = mixprec.mul [[G32]], [[S]]
+// CHECK-NEXT:    [[DX32:%.+]] = mixprec.mul [[GS]], [[F]]
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.cast [[DX32]] : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK-NEXT:    return {{%.+}}, [[DX]] : tensor<f32>, tensor<4x8xf16>
+mixprec.parameter @x : tensor<4x8xf16> = #mixprec.zeros
+func.func @loss() -> tensor<f32> {
+  %x = mixprec.read @x : tensor<4x8xf16>
+  %y = mixprec.silu %x : tensor<4x8xf16>
+  %y32 = mixprec.cast %y : tensor<4x8xf16> to tensor<4x8xf32>
+  %l = mixprec.reduce_sum %y32 {dims = array<i64: 0, 1>} : tensor<4x8xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// silu in FP32: the same adjoint without casts.
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK:         [[X:%.+]] = mixprec.read @x : tensor<3xf32>
+// CHECK:         [[G:%.+]] = mixprec.broadcast {{.*}} -> tensor<3xf32>
+// CHECK-NEXT:    [[S:%.+]] = mixprec.sigmoid [[X]] : tensor<3xf32>
+// CHECK-NEXT:    [[ONE:%.+]] = mixprec.constant dense<1.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:    [[C:%.+]] = mixprec.sub [[ONE]], [[S]]
+// CHECK-NEXT:    [[XC:%.+]] = mixprec.mul [[X]], [[C]]
+// CHECK-NEXT:    [[F:%.+]] = mixprec.add [[ONE]], [[XC]]
+// CHECK-NEXT:    [[GS:%.+]] = mixprec.mul [[G]], [[S]]
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.mul [[GS]], [[F]]
+// CHECK-NEXT:    return {{%.+}}, [[DX]] : tensor<f32>, tensor<3xf32>
+mixprec.parameter @x : tensor<3xf32> = #mixprec.zeros
+func.func @loss() -> tensor<f32> {
+  %x = mixprec.read @x : tensor<3xf32>
+  %y = mixprec.silu %x : tensor<3xf32>
+  %l = mixprec.reduce_sum %y {dims = array<i64: 0>} : tensor<3xf32>
   return %l : tensor<f32>
 }
 mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>

@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "mixprec/Dialect/Mixprec/IR/MixprecAdjointInterface.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecAttrs.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecEnums.h"

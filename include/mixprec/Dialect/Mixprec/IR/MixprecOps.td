@@ -11,6 +11,7 @@ include "mixprec/Dialect/Mixprec/IR/MixprecDialect.td"
 include "mixprec/Dialect/Mixprec/IR/MixprecEnums.td"
 include "mixprec/Dialect/Mixprec/IR/MixprecAttrs.td"
 include "mixprec/Dialect/Mixprec/IR/MixprecInterfaces.td"
+include "mixprec/Dialect/Mixprec/IR/MixprecAdjointInterface.td"
 
 //===----------------------------------------------------------------------===//
 // Types
@@ -135,6 +136,10 @@ def Mixprec_KnownAttributesOnly : NativeOpTrait<"KnownAttributesOnly"> {
   let cppNamespace = "::mixprec";
 }
 
+// The op builds its adjoint (AdjointOpInterface) in its group's
+// *Adjoints.cpp file.
+def Mixprec_HasAdjoint : DeclareOpInterfaceMethods<Mixprec_AdjointOpInterface>;
+
 // Every op names its autocast category: the table of docs/design.md §1.
 class Mixprec_Op<string mnemonic, Trait category, list<Trait> traits = []>
     : Op<Mixprec_Dialect, mnemonic,
@@ -192,7 +197,7 @@ def Mixprec_BufferOp : Mixprec_StateDeclOp<"buffer"> {
 
 def Mixprec_ReadOp : Mixprec_Op<"read", Mixprec_FollowCategory, [
     Mixprec_KeepsTypes, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
-    MemoryEffects<[MemRead<Mixprec_StateResource>]>]> {
+    MemoryEffects<[MemRead<Mixprec_StateResource>]>, Mixprec_HasAdjoint]> {
   let summary = "reads the current value of a parameter or buffer";
   let arguments = (ins FlatSymbolRefAttr:$state);
   let results = (outs Mixprec_StateTensor:$result);
@@ -208,7 +213,8 @@ def Mixprec_AssignOp : Mixprec_Op<"assign", Mixprec_FP32Category, [
 }
 
 def Mixprec_RngStateOp : Mixprec_Op<"rng_state", Mixprec_FollowCategory, [
-    Mixprec_KeepsTypes, MemoryEffects<[MemRead<Mixprec_StateResource>]>]> {
+    Mixprec_KeepsTypes, MemoryEffects<[MemRead<Mixprec_StateResource>]>,
+    Mixprec_HasAdjoint]> {
   let summary = "the train step's counter-based RNG state";
   let description = [{
     Yields the (seed, offset) pair of the Philox generator that the train
@@ -225,7 +231,7 @@ def Mixprec_RngStateOp : Mixprec_Op<"rng_state", Mixprec_FollowCategory, [
 
 class Mixprec_ContractionOp<string mnemonic, list<Trait> traits = []>
     : Mixprec_Op<mnemonic, Mixprec_TensorCoreCategory,
-                 !listconcat([Pure], traits)> {
+                 !listconcat([Pure, Mixprec_HasAdjoint], traits)> {
   let hasVerifier = 1;
   code typeRuleDoc = [{
     Both inputs (and the bias) share one element type. The result has that
@@ -315,7 +321,8 @@ def Mixprec_Conv2DOp : Mixprec_ContractionOp<"conv2d"> {
 //===----------------------------------------------------------------------===//
 
 class Mixprec_BinaryOp<string mnemonic, Trait category, string what>
-    : Mixprec_Op<mnemonic, category, [Pure, Mixprec_InferTypeOpAdaptor]> {
+    : Mixprec_Op<mnemonic, category, [Pure, Mixprec_InferTypeOpAdaptor,
+                                      Mixprec_HasAdjoint]> {
   let summary = what # " of two tensors of one shape";
   let description = [{
     Operands must have the same shape (broadcast with `mixprec.broadcast`).
@@ -358,7 +365,8 @@ def Mixprec_PowOp : Mixprec_BinaryOp<"pow", Mixprec_FP32Category,
 class Mixprec_UnaryOp<string mnemonic, Trait category, string what,
                       list<Trait> traits = []>
     : Mixprec_Op<mnemonic, category,
-                 !listconcat([Pure, SameOperandsAndResultType], traits)> {
+                 !listconcat([Pure, SameOperandsAndResultType,
+                              Mixprec_HasAdjoint], traits)> {
   let summary = what # ", elementwise";
   let arguments = (ins Mixprec_FloatTensor:$input);
   let results = (outs Mixprec_FloatTensor:$result);
@@ -379,6 +387,18 @@ def Mixprec_SigmoidOp : Mixprec_UnaryOp<"sigmoid", Mixprec_FollowCategory,
                                         "1 / (1 + e^-x)">;
 def Mixprec_ReluOp : Mixprec_UnaryOp<"relu", Mixprec_FollowCategory,
                                      "max(x, 0)">;
+
+def Mixprec_SiluOp : Mixprec_UnaryOp<"silu", Mixprec_FollowCategory,
+                                     "sigmoid linear unit"> {
+  let description = [{
+    `x * sigmoid(x)` (PyTorch's `F.silu`, also called swish), computed as
+    `x / (1 + e^-x)`.
+
+    ```mlir
+    %y = mixprec.silu %x : tensor<16x256xbf16>
+    ```
+  }];
+}
 
 def Mixprec_GeluOp : Mixprec_UnaryOp<"gelu", Mixprec_FollowCategory,
                                      "Gaussian error linear unit"> {
@@ -401,7 +421,7 @@ def Mixprec_GeluOp : Mixprec_UnaryOp<"gelu", Mixprec_FollowCategory,
 
 class Mixprec_SoftmaxLikeOp<string mnemonic, string what>
     : Mixprec_Op<mnemonic, Mixprec_FP32Category,
-                 [Pure, SameOperandsAndResultType]> {
+                 [Pure, SameOperandsAndResultType, Mixprec_HasAdjoint]> {
   let summary = what # " along one axis";
   let arguments = (ins Mixprec_FloatTensor:$input, I64Attr:$axis);
   let results = (outs Mixprec_FloatTensor:$result);
@@ -414,7 +434,8 @@ def Mixprec_LogSoftmaxOp : Mixprec_SoftmaxLikeOp<"log_softmax",
                                                  "log of softmax">;
 
 def Mixprec_LayerNormOp : Mixprec_Op<"layer_norm", Mixprec_FP32Category, [
-    Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+    Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>,
+    Mixprec_HasAdjoint]> {
   let summary = "normalizes over the dims from `axis` to the last";
   let description = [{
     `(x - mean) / sqrt(var + eps)` over dims `[axis, rank)`, then
@@ -441,7 +462,7 @@ def Mixprec_LayerNormOp : Mixprec_Op<"layer_norm", Mixprec_FP32Category, [
 def Mixprec_BatchNormOp : Mixprec_Op<"batch_norm", Mixprec_FP32Category, [
     Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>,
     AllTypesMatch<["running_mean", "running_var", "running_mean_out",
-                   "running_var_out"]>]> {
+                   "running_var_out"]>, Mixprec_HasAdjoint]> {
   let summary = "batch normalization over N (and H, W) per channel";
   let description = [{
     `input` is `[N, C]` or `[N, C, H, W]`; the running statistics are f32
@@ -479,7 +500,8 @@ def Mixprec_BatchNormOp : Mixprec_Op<"batch_norm", Mixprec_FP32Category, [
 //===----------------------------------------------------------------------===//
 
 class Mixprec_ReduceOp<string mnemonic, Trait category, string what>
-    : Mixprec_Op<mnemonic, category, [Pure, Mixprec_InferTypeOpAdaptor]> {
+    : Mixprec_Op<mnemonic, category, [Pure, Mixprec_InferTypeOpAdaptor,
+                                      Mixprec_HasAdjoint]> {
   let summary = what # " over `dims`";
   let description = [{
     `dims` are strictly increasing and in range; with `keepdim` the reduced
@@ -519,7 +541,7 @@ def Mixprec_ReduceMaxOp : Mixprec_ReduceOp<"reduce_max",
 //===----------------------------------------------------------------------===//
 
 def Mixprec_TransposeOp : Mixprec_Op<"transpose", Mixprec_FollowCategory, [
-    Pure, Mixprec_InferTypeOpAdaptor]> {
+    Pure, Mixprec_InferTypeOpAdaptor, Mixprec_HasAdjoint]> {
   let summary = "permutes dims: result dim i is input dim permutation[i]";
   let description = [{
     ```mlir
@@ -533,7 +555,8 @@ def Mixprec_TransposeOp : Mixprec_Op<"transpose", Mixprec_FollowCategory, [
   let hasFolder = 1;
 }
 
-def Mixprec_ReshapeOp : Mixprec_Op<"reshape", Mixprec_FollowCategory, [Pure]> {
+def Mixprec_ReshapeOp : Mixprec_Op<"reshape", Mixprec_FollowCategory, [
+    Pure, Mixprec_HasAdjoint]> {
   let summary = "same elements, new shape (row-major)";
   let arguments = (ins Mixprec_Tensor:$input);
   let results = (outs Mixprec_Tensor:$result);
@@ -545,7 +568,7 @@ def Mixprec_ReshapeOp : Mixprec_Op<"reshape", Mixprec_FollowCategory, [Pure]> {
 }
 
 def Mixprec_BroadcastOp : Mixprec_Op<"broadcast", Mixprec_FollowCategory, [
-    Pure]> {
+    Pure, Mixprec_HasAdjoint]> {
   let summary = "numpy broadcast to the result shape";
   let description = [{
     Dims align from the right; each input dim is 1 or equal to the result's.
@@ -564,7 +587,7 @@ def Mixprec_BroadcastOp : Mixprec_Op<"broadcast", Mixprec_FollowCategory, [
 }
 
 def Mixprec_SliceOp : Mixprec_Op<"slice", Mixprec_FollowCategory, [
-    Pure, Mixprec_InferTypeOpAdaptor]> {
+    Pure, Mixprec_InferTypeOpAdaptor, Mixprec_HasAdjoint]> {
   let summary = "static strided slice";
   let description = [{
     Result dim i has `sizes[i]` elements taken from `offsets[i]` every
@@ -583,7 +606,7 @@ def Mixprec_SliceOp : Mixprec_Op<"slice", Mixprec_FollowCategory, [
 }
 
 def Mixprec_ConcatOp : Mixprec_Op<"concat", Mixprec_PromoteCategory, [
-    Pure, Mixprec_InferTypeOpAdaptor]> {
+    Pure, Mixprec_InferTypeOpAdaptor, Mixprec_HasAdjoint]> {
   let summary = "joins tensors along `axis`";
   let description = [{
     All other dims must be equal. Float inputs may differ in type: the
@@ -600,7 +623,8 @@ def Mixprec_ConcatOp : Mixprec_Op<"concat", Mixprec_PromoteCategory, [
 
 def Mixprec_EmbeddingOp : Mixprec_Op<"embedding", Mixprec_FollowCategory, [
     Pure, Mixprec_InferTypeOpAdaptor,
-    DeclareOpInterfaceMethods<Mixprec_IndexedAccessOpInterface>]> {
+    DeclareOpInterfaceMethods<Mixprec_IndexedAccessOpInterface>,
+    Mixprec_HasAdjoint]> {
   let summary = "gathers rows of a [vocab, dim] table";
   let description = [{
     The result is `indices.shape + [dim]`. An index outside `[0, vocab)`
@@ -620,7 +644,7 @@ def Mixprec_EmbeddingOp : Mixprec_Op<"embedding", Mixprec_FollowCategory, [
 }
 
 def Mixprec_DropoutOp : Mixprec_Op<"dropout", Mixprec_FollowCategory, [
-    Pure, AllTypesMatch<["input", "result"]>]> {
+    Pure, AllTypesMatch<["input", "result"]>, Mixprec_HasAdjoint]> {
   let summary = "zeroes elements with probability p, scales the rest by 1/(1-p)";
   let description = [{
     The mask comes from the Philox generator keyed by `rng` (seed, offset)
@@ -642,7 +666,7 @@ def Mixprec_DropoutOp : Mixprec_Op<"dropout", Mixprec_FollowCategory, [
 
 class Mixprec_Pool2DOp<string mnemonic, string what>
     : Mixprec_Op<mnemonic, Mixprec_FollowCategory,
-                 [Pure, Mixprec_InferTypeOpAdaptor]> {
+                 [Pure, Mixprec_InferTypeOpAdaptor, Mixprec_HasAdjoint]> {
   let summary = what # " pooling over the H and W dims of NCHW";
   let description = [{
     Output size per spatial dim: `(in + 2 * pad - kernel) / stride + 1`;
@@ -677,7 +701,8 @@ def Mixprec_MaxPool2DOp : Mixprec_Pool2DOp<"max_pool2d", "max">;
 def Mixprec_AvgPool2DOp : Mixprec_Pool2DOp<"avg_pool2d", "average">;
 
 def Mixprec_ConstantOp : Mixprec_Op<"constant", Mixprec_FollowCategory, [
-    ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+    ConstantLike, Pure, AllTypesMatch<["value", "result"]>,
+    Mixprec_HasAdjoint]> {
   let summary = "a tensor constant";
   let description = [{
     ```mlir
@@ -691,7 +716,8 @@ def Mixprec_ConstantOp : Mixprec_Op<"constant", Mixprec_FollowCategory, [
 }
 
 def Mixprec_CastOp : Mixprec_Op<"cast", Mixprec_FollowCategory, [
-    Mixprec_KeepsTypes, Pure, SameOperandsAndResultShape]> {
+    Mixprec_KeepsTypes, Pure, SameOperandsAndResultShape,
+    Mixprec_HasAdjoint]> {
   let summary = "converts the element type";
   let description = [{
     Float to float rounds to nearest even (overflow to FP16 gives Inf, NaN
@@ -716,7 +742,7 @@ def Mixprec_CastOp : Mixprec_Op<"cast", Mixprec_FollowCategory, [
 def Mixprec_SoftmaxCrossEntropyOp : Mixprec_Op<"softmax_cross_entropy",
     Mixprec_FP32Category, [Pure, Mixprec_InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Mixprec_IndexedAccessOpInterface,
-                              ["getSkippedIndex"]>]> {
+                              ["getSkippedIndex"]>, Mixprec_HasAdjoint]> {
   let summary = "cross entropy of [N, C] logits against [N] integer labels";
   let description = [{
     `-log_softmax(logits)[n, labels[n]]`, averaged (`mean`, default) or
@@ -745,7 +771,7 @@ def Mixprec_SoftmaxCrossEntropyOp : Mixprec_Op<"softmax_cross_entropy",
 }
 
 def Mixprec_MseOp : Mixprec_Op<"mse", Mixprec_FP32Category, [
-    Pure, Mixprec_InferTypeOpAdaptor]> {
+    Pure, Mixprec_InferTypeOpAdaptor, Mixprec_HasAdjoint]> {
   let summary = "mean (or sum) of squared differences";
   let description = [{
     ```mlir

@@ -1,0 +1,70 @@
+// RUN: mixprec-opt %s -split-input-file --convert-mixprec-to-linalg | FileCheck %s
+
+// Elementwise ops: one linalg.generic each, whose body widens 16-bit
+// elements to f32, computes in f32 and rounds the result once.
+
+// silu: x / (1 + e^-x), in f32, one rounding to bf16.
+// CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @silu_bf16(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<4x8xbf16>)
+// CHECK:         %[[Y:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<4x8xbf16>) outs(%{{.+}} : tensor<4x8xbf16>)
+// CHECK-NEXT:    ^bb0(%[[XI:.+]]: bf16, %{{.+}}: bf16):
+// CHECK-NEXT:      %[[XW:.+]] = arith.extf %[[XI]] : bf16 to f32
+// CHECK-NEXT:      %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      %[[NEG:.+]] = arith.negf %[[XW]] : f32
+// CHECK-NEXT:      %[[EXP:.+]] = math.exp %[[NEG]] : f32
+// CHECK-NEXT:      %[[DEN:.+]] = arith.addf %[[ONE]], %[[EXP]] : f32
+// CHECK-NEXT:      %[[S:.+]] = arith.divf %[[XW]], %[[DEN]] : f32
+// CHECK-NEXT:      %[[R:.+]] = arith.truncf %[[S]] : f32 to bf16
+// CHECK-NEXT:      linalg.yield %[[R]] : bf16
+// CHECK:         return %[[Y]]
+func.func @silu_bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  %0 = mixprec.silu %x : tensor<4x8xbf16>
+  return %0 : tensor<4x8xbf16>
+}
+
+// -----
+
+// silu in f32: no conversions.
+// CHECK-LABEL: func.func @silu_f32(
+// CHECK:         ^bb0(%[[XI:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:      %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      %[[NEG:.+]] = arith.negf %[[XI]] : f32
+// CHECK-NEXT:      %[[EXP:.+]] = math.exp %[[NEG]] : f32
+// CHECK-NEXT:      %[[DEN:.+]] = arith.addf %[[ONE]], %[[EXP]] : f32
+// CHECK-NEXT:      %[[S:.+]] = arith.divf %[[XI]], %[[DEN]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+func.func @silu_f32(%x: tensor<7xf32>) -> tensor<7xf32> {
+  %0 = mixprec.silu %x : tensor<7xf32>
+  return %0 : tensor<7xf32>
+}
+
+// -----
+
+// A one-to-one op: its scalar op on the widened elements.
+// CHECK-LABEL: func.func @exp_f16(
+// CHECK:         ^bb0(%[[XI:.+]]: f16, %{{.+}}: f16):
+// CHECK-NEXT:      %[[XW:.+]] = arith.extf %[[XI]] : f16 to f32
+// CHECK-NEXT:      %[[E:.+]] = math.exp %[[XW]] : f32
+// CHECK-NEXT:      %[[R:.+]] = arith.truncf %[[E]] : f32 to f16
+// CHECK-NEXT:      linalg.yield %[[R]] : f16
+func.func @exp_f16(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %0 = mixprec.exp %x : tensor<4x8xf16>
+  return %0 : tensor<4x8xf16>
+}
+
+// -----
+
+// A binary one-to-one op with mixed operands: the f16 one is widened, the
+// f32 result needs no rounding.
+// CHECK-LABEL: func.func @add_f16_f32(
+// CHECK-SAME:    %[[A:[^:]+]]: tensor<4x8xf16>, %[[B:[^:]+]]: tensor<4x8xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[A]], %[[B]] : tensor<4x8xf16>, tensor<4x8xf32>) outs(%{{.+}} : tensor<4x8xf32>)
+// CHECK-NEXT:    ^bb0(%[[AI:.+]]: f16, %[[BI:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:      %[[AW:.+]] = arith.extf %[[AI]] : f16 to f32
+// CHECK-NEXT:      %[[S:.+]] = arith.addf %[[AW]], %[[BI]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+func.func @add_f16_f32(%a: tensor<4x8xf16>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = mixprec.add %a, %b : tensor<4x8xf16>, tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
