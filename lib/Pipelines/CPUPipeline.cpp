@@ -1,6 +1,6 @@
 //===- CPUPipeline.cpp - mixprec to the LLVM dialect for the CPU ----------===//
 
-#include "Bufferization.h"
+#include "SharedStages.h"
 #include "mixprec/Codegen/Passes.h"
 #include "mixprec/Conversion/Passes.h"
 #include "mixprec/Pipelines/Pipelines.h"
@@ -9,9 +9,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -113,16 +111,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
         vector::VectorContractLowering::OuterProduct;
     pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   }
-  // Subviews with dynamic offsets (partial tiles) expand to affine.apply.
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  // Calls unpack memref descriptors field by field; fold the unpacking of
-  // descriptors the host just built (the host is not optimized by LLVM, see
-  // mixprec-compile).
-  pm.addNestedPass<LLVM::LLVMFuncOp>(createCanonicalizerPass());
+  addHostToLLVMPasses(pm);
 }
 
 void registerCPUPipeline() {

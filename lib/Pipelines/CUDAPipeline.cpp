@@ -1,6 +1,6 @@
 //===- CUDAPipeline.cpp - mixprec to GPU kernels and host code ------------===//
 
-#include "Bufferization.h"
+#include "SharedStages.h"
 #include "mixprec/Codegen/Passes.h"
 #include "mixprec/Conversion/Passes.h"
 #include "mixprec/Pipelines/Pipelines.h"
@@ -10,7 +10,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -103,13 +102,7 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   GpuToLLVMConversionPassOptions toLLVM;
   toLLVM.kernelBarePtrCallConv = true;
   pm.addPass(createGpuToLLVMConversionPass(toLLVM));
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  // As on the CPU: fold the host's descriptor unpacking.
-  pm.addNestedPass<LLVM::LLVMFuncOp>(createCanonicalizerPass());
+  addHostToLLVMPasses(pm);
 }
 
 void registerCUDAPipeline() {

@@ -16,13 +16,7 @@ enum class AmpLossScaling { ByPrecision, Dynamic, Static, None };
 
 } // namespace mixprec
 
-namespace llvm::cl {
-template <>
-class parser<mixprec::AmpLossScaling>
-    : public mixprec::EnumOptionParser<mixprec::AmpLossScaling> {
-  using EnumOptionParser::EnumOptionParser;
-};
-} // namespace llvm::cl
+MIXPREC_ENUM_OPTION_PARSER(mixprec::AmpLossScaling)
 
 namespace mixprec {
 

@@ -89,27 +89,18 @@ public:
 
 } // namespace mixprec
 
-namespace llvm::cl {
-template <>
-class parser<mixprec::AutocastPrecision>
-    : public mixprec::EnumOptionParser<mixprec::AutocastPrecision> {
-  using EnumOptionParser::EnumOptionParser;
-};
-template <>
-class parser<mixprec::AutocastLevel>
-    : public mixprec::EnumOptionParser<mixprec::AutocastLevel> {
-  using EnumOptionParser::EnumOptionParser;
-};
-template <>
-class parser<mixprec::MasterWeightsMode>
-    : public mixprec::EnumOptionParser<mixprec::MasterWeightsMode> {
-  using EnumOptionParser::EnumOptionParser;
-};
-template <>
-class parser<mixprec::LossScalingMode>
-    : public mixprec::EnumOptionParser<mixprec::LossScalingMode> {
-  using EnumOptionParser::EnumOptionParser;
-};
-} // namespace llvm::cl
+/// Makes mixprec::EnumOptionParser llvm::cl's parser for `ENUM`; at global
+/// scope, before the first option of that type.
+#define MIXPREC_ENUM_OPTION_PARSER(ENUM)                                       \
+  namespace llvm::cl {                                                         \
+  template <> class parser<ENUM> : public ::mixprec::EnumOptionParser<ENUM> {  \
+    using EnumOptionParser::EnumOptionParser;                                  \
+  };                                                                           \
+  }
+
+MIXPREC_ENUM_OPTION_PARSER(mixprec::AutocastPrecision)
+MIXPREC_ENUM_OPTION_PARSER(mixprec::AutocastLevel)
+MIXPREC_ENUM_OPTION_PARSER(mixprec::MasterWeightsMode)
+MIXPREC_ENUM_OPTION_PARSER(mixprec::LossScalingMode)
 
 #endif // MIXPREC_TRANSFORMS_PASSOPTIONS_H

@@ -1,9 +1,11 @@
-//===- Bufferization.cpp - the pipelines' bufferization -------------------===//
+//===- SharedStages.cpp - the stages both backends run --------------------===//
 
-#include "Bufferization.h"
+#include "SharedStages.h"
 #include "mixprec/Codegen/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -46,6 +48,19 @@ void addBufferizationPasses(OpPassManager &pm, bool foldLoopCarriedBuffers) {
   // Strided copies would otherwise call memrefCopy (MLIR's runner
   // utilities): make them loops.
   pm.addPass(createMixprecCopiesToLoops());
+}
+
+void addHostToLLVMPasses(OpPassManager &pm) {
+  // Subviews with dynamic offsets (partial tiles) expand to affine.apply.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  // Calls unpack memref descriptors field by field; fold the unpacking of
+  // descriptors the host just built (the host is not optimized by LLVM, see
+  // mixprec-compile).
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createCanonicalizerPass());
 }
 
 } // namespace mixprec

@@ -1,7 +1,7 @@
-//===- Bufferization.h - the pipelines' bufferization ----------*- C++ -*-===//
+//===- SharedStages.h - the stages both backends run ------------*- C++ -*-===//
 
-#ifndef MIXPREC_LIB_PIPELINES_BUFFERIZATION_H
-#define MIXPREC_LIB_PIPELINES_BUFFERIZATION_H
+#ifndef MIXPREC_LIB_PIPELINES_SHAREDSTAGES_H
+#define MIXPREC_LIB_PIPELINES_SHAREDSTAGES_H
 
 #include "mlir/Pass/PassManager.h"
 
@@ -17,6 +17,11 @@ namespace mixprec {
 void addBufferizationPasses(mlir::OpPassManager &pm,
                             bool foldLoopCarriedBuffers);
 
+/// The host code's last steps to the LLVM dialect, once its loops are
+/// control flow: views become address arithmetic, everything else LLVM, and
+/// the unpacking of the memref descriptors the host just built folds away.
+void addHostToLLVMPasses(mlir::OpPassManager &pm);
+
 } // namespace mixprec
 
-#endif // MIXPREC_LIB_PIPELINES_BUFFERIZATION_H
+#endif // MIXPREC_LIB_PIPELINES_SHAREDSTAGES_H
