@@ -51,7 +51,7 @@ LogicalResult AmpOptions::parseFromString(StringRef options,
   lossScalingOptions.clear();
   for (StringRef entry : splitOptionEntries(options)) {
     StringRef key = entry.split('=').first;
-    // `mode` is the pipeline's: loss-scaling=.
+    // The pass's mode comes from loss-scaling= and the precision.
     if (key == "mode") {
       errorStream << "<Pass-Options-Parser>: no such option mode (the "
                      "loss-scaling mode is loss-scaling=)\n";
