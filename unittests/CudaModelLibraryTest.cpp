@@ -70,10 +70,11 @@ void _mlir_ciface_nothing(void) {}
 )";
 
 std::vector<FunctionSignature> signatures() {
+  // No index checks.
   FunctionSignature copy{
-      "copy", {{"x", MIXPREC_F32, {4}}}, {{"y", MIXPREC_F32, {4}}}};
-  FunctionSignature fill{"fill", {}, {{"z", MIXPREC_F16, {3}}}};
-  FunctionSignature nothing{"nothing", {}, {}};
+      "copy", {{"x", MIXPREC_F32, {4}}}, {{"y", MIXPREC_F32, {4}}}, {}};
+  FunctionSignature fill{"fill", {}, {{"z", MIXPREC_F16, {3}}}, {}};
+  FunctionSignature nothing{"nothing", {}, {}, {}};
   return {copy, fill, nothing};
 }
 
