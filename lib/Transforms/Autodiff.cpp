@@ -166,17 +166,21 @@ static bool isDecayed(ParameterOp parameter, OptimizerAttrInterface optimizer) {
          cast<RankedTensorType>(parameter.getType()).getRank() >= 2;
 }
 
-/// Declares a buffer `name` of `type`, filled with zeros, before `step`.
-static FailureOr<FlatSymbolRefAttr>
-declareZeroBuffer(TrainStepOp step, StringRef name, RankedTensorType type) {
-  if (SymbolTable::lookupNearestSymbolFrom(
-          step, StringAttr::get(step.getContext(), name)))
+/// Declares a buffer `name` of `type` holding `role`, filled with zeros,
+/// before `step`.
+static FailureOr<FlatSymbolRefAttr> declareZeroBuffer(TrainStepOp step,
+                                                      StringRef name,
+                                                      RankedTensorType type,
+                                                      StateRole role) {
+  MLIRContext *context = step.getContext();
+  if (SymbolTable::lookupNearestSymbolFrom(step,
+                                           StringAttr::get(context, name)))
     return step.emitError("mixprec-autodiff: '@") << name << "' exists already";
   OpBuilder b(step);
-  BufferOp::create(
-      b, step.getLoc(), name, type,
-      cast<InitializerAttrInterface>(ZerosInitAttr::get(b.getContext())));
-  return FlatSymbolRefAttr::get(b.getContext(), name);
+  auto zeros = cast<InitializerAttrInterface>(ZerosInitAttr::get(context));
+  BufferOp::create(b, step.getLoc(), name, type, zeros,
+                   StateRoleAttr::get(context, role));
+  return FlatSymbolRefAttr::get(context, name);
 }
 
 /// A function like `gradients` over `count` micro-batches stacked along dim
@@ -267,11 +271,12 @@ static FailureOr<func::FuncOp> cloneAccumulated(OpBuilder &b, TrainStepOp step,
 /// Replaces the train-step op with `@<step>(batch..., lr) -> loss`: the
 /// gradient function's body (once per micro-batch with gradient
 /// accumulation, the batch inputs then stacking the micro-batches), the step
-/// count's increment (buffer
-/// `@<step>.step_count`), then one optimizer update per parameter, whose
-/// new value and moments are assigned to the parameter and to new buffers
-/// `@<step>.<parameter>.<moment>`: each train step keeps its own optimizer
-/// state, so several steps may update the same parameters.
+/// count's increment (buffer `@<step>.step_count`), then the optimizer's
+/// update of each parameter, whose new value and moments are assigned to
+/// the parameter and to new buffers `@<step>.<parameter>.<moment>`: each
+/// train step keeps its own optimizer state, so several steps may update the
+/// same parameters. The optimizer attribute names the moments and builds
+/// the updates.
 LogicalResult AutodiffPass::buildStep(TrainStepOp step,
                                       func::FuncOp gradients) {
   ModuleOp module = getOperation();
@@ -300,15 +305,16 @@ LogicalResult AutodiffPass::buildStep(TrainStepOp step,
   // The count of steps taken, this one included: Adam's bias correction
   // needs it, and every optimizer reports it.
   auto countType = RankedTensorType::get({}, b.getI64Type());
-  FailureOr<FlatSymbolRefAttr> countRef =
-      declareZeroBuffer(step, name + ".step_count", countType);
+  FailureOr<FlatSymbolRefAttr> countRef = declareZeroBuffer(
+      step, name + ".step_count", countType, StateRole::StepCount);
   if (failed(countRef))
     return failure();
-  Value count = IncrementOp::create(
-      b, step.getLoc(), ReadOp::create(b, step.getLoc(), countType, *countRef));
+  Value countBefore = ReadOp::create(b, step.getLoc(), countType, *countRef);
+  Value count = IncrementOp::create(b, step.getLoc(), countBefore);
   AssignOp::create(b, step.getLoc(), *countRef, count);
 
   OptimizerAttrInterface optimizer = step.getOptimizer();
+  SmallVector<StringRef> momentNames = optimizer.getMomentNames();
   auto parameters = llvm::to_vector(module.getOps<ParameterOp>());
   for (auto [parameter, gradient] :
        llvm::zip_equal(parameters, ret.getOperands().drop_front())) {
@@ -317,61 +323,24 @@ LogicalResult AutodiffPass::buildStep(TrainStepOp step,
     auto momentType = type.clone(b.getF32Type());
     auto ref = FlatSymbolRefAttr::get(parameter.getSymNameAttr());
     Value value = ReadOp::create(b, loc, type, ref);
-    // Reads and assigns one moment buffer `@<step>.<parameter>.<moment>`.
-    SmallVector<std::pair<FlatSymbolRefAttr, Value>> moments;
-    auto readMoment = [&](StringRef moment) -> FailureOr<Value> {
+    SmallVector<FlatSymbolRefAttr> momentRefs;
+    SmallVector<Value> moments;
+    for (StringRef moment : momentNames) {
       FailureOr<FlatSymbolRefAttr> momentRef = declareZeroBuffer(
           step, name + "." + parameter.getSymName().str() + "." + moment.str(),
-          momentType);
+          momentType, StateRole::Moment);
       if (failed(momentRef))
         return failure();
-      Value current = ReadOp::create(b, loc, momentType, *momentRef);
-      moments.push_back({*momentRef, current});
-      return current;
-    };
-    double decay = isDecayed(parameter, optimizer)
-                       ? optimizer.getWeightDecay().convertToDouble()
-                       : 0.0;
-    Value newValue;
-    SmallVector<Value> newMoments;
-    if (auto sgd = dyn_cast<SGDAttr>(optimizer)) {
-      Value buffer;
-      if (sgd.getMomentum().convertToDouble() > 0.0) {
-        FailureOr<Value> read = readMoment("momentum_buffer");
-        if (failed(read))
-          return failure();
-        buffer = *read;
-      }
-      auto update = SGDUpdateOp::create(
-          b, loc, buffer ? TypeRange{type, momentType} : TypeRange{type}, value,
-          gradient, lr, buffer, sgd.getMomentum(), sgd.getDampening(),
-          sgd.getNesterov(), APFloat(decay));
-      newValue = update.getParamOut();
-      if (buffer)
-        newMoments.push_back(update.getMomentumBufferOut());
-    } else {
-      FailureOr<Value> expAvg = readMoment("exp_avg");
-      if (failed(expAvg))
-        return failure();
-      FailureOr<Value> expAvgSq = readMoment("exp_avg_sq");
-      if (failed(expAvgSq))
-        return failure();
-      auto adamUpdate = [&](auto adam, bool decoupled) {
-        return AdamUpdateOp::create(
-            b, loc, TypeRange{type, momentType, momentType}, value, gradient,
-            *expAvg, *expAvgSq, lr, count, adam.getBeta1(), adam.getBeta2(),
-            adam.getEps(), APFloat(decay), decoupled);
-      };
-      AdamUpdateOp update =
-          isa<AdamAttr>(optimizer)
-              ? adamUpdate(cast<AdamAttr>(optimizer), /*decoupled=*/false)
-              : adamUpdate(cast<AdamWAttr>(optimizer), /*decoupled=*/true);
-      newValue = update.getParamOut();
-      newMoments.append({update.getExpAvgOut(), update.getExpAvgSqOut()});
+      momentRefs.push_back(*momentRef);
+      moments.push_back(ReadOp::create(b, loc, momentType, *momentRef));
     }
-    AssignOp::create(b, loc, ref, newValue);
-    for (auto [moment, newMoment] : llvm::zip_equal(moments, newMoments))
-      AssignOp::create(b, loc, moment.first, newMoment);
+    OptimizerUpdateOpInterface update =
+        optimizer.buildUpdate(b, loc, value, gradient, moments, lr, count,
+                              isDecayed(parameter, optimizer));
+    AssignOp::create(b, loc, ref, update.getParamOut());
+    for (auto [momentRef, newMoment] :
+         llvm::zip_equal(momentRefs, update.getMomentsOut()))
+      AssignOp::create(b, loc, momentRef, newMoment);
   }
   Value loss = ret.getOperand(0);
   func::ReturnOp::create(b, ret.getLoc(), loss);

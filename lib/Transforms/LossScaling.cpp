@@ -14,7 +14,6 @@
 #include "mlir/IR/Builders.h"
 
 #include <cmath>
-#include <limits>
 #include <numeric>
 
 namespace mixprec {
@@ -51,18 +50,22 @@ Value spread(OpBuilder &b, Location loc, Value scalar, Value like) {
 
 /// Whether `assign` writes what the optimizer owns: a parameter or moment
 /// from an update, or the step count.
-bool isOptimizerWrite(AssignOp assign, StringRef step) {
-  return isa_and_nonnull<SGDUpdateOp, AdamUpdateOp>(
-             assign.getValue().getDefiningOp()) ||
-         assign.getBuffer() == (step + ".step_count").str();
+bool isOptimizerWrite(AssignOp assign) {
+  if (isa_and_nonnull<OptimizerUpdateOpInterface>(
+          assign.getValue().getDefiningOp()))
+    return true;
+  auto buffer = SymbolTable::lookupNearestSymbolFrom<BufferOp>(
+      assign, assign.getBufferAttr());
+  return buffer && buffer.getRole() == StateRole::StepCount;
 }
 
 /// The point right after the last of the updates' gradients is computed,
 /// where they are all available.
-Operation *afterGradients(Block &body, ArrayRef<Operation *> updates) {
+Operation *afterGradients(Block &body,
+                          ArrayRef<OptimizerUpdateOpInterface> updates) {
   Operation *last = nullptr;
-  for (Operation *update : updates)
-    if (Operation *def = update->getOperand(1).getDefiningOp())
+  for (OptimizerUpdateOpInterface update : updates)
+    if (Operation *def = update.getGrad().getDefiningOp())
       if (!last || last->isBeforeInBlock(def))
         last = def;
   return last ? last->getNextNode() : &body.front();
@@ -70,20 +73,22 @@ Operation *afterGradients(Block &body, ArrayRef<Operation *> updates) {
 
 /// The gradient operands of `updates`, in FP32.
 SmallVector<Value> gradientsOf(OpBuilder &b, Location loc,
-                               ArrayRef<Operation *> updates) {
-  return llvm::map_to_vector(updates, [&](Operation *update) {
-    return castElements(b, loc, update->getOperand(1), b.getF32Type());
+                               ArrayRef<OptimizerUpdateOpInterface> updates) {
+  return llvm::map_to_vector(updates, [&](OptimizerUpdateOpInterface update) {
+    return castElements(b, loc, update.getGrad(), b.getF32Type());
   });
 }
 
 /// Makes `gradients` the updates' gradient operands, in their parameters'
 /// types.
-void setGradients(OpBuilder &b, Location loc, ArrayRef<Operation *> updates,
+void setGradients(OpBuilder &b, Location loc,
+                  ArrayRef<OptimizerUpdateOpInterface> updates,
                   ArrayRef<Value> gradients) {
-  for (auto [update, gradient] : llvm::zip_equal(updates, gradients)) {
-    Type paramElement = cast<RankedTensorType>(update->getOperand(0).getType())
-                            .getElementType();
-    update->setOperand(1, castElements(b, loc, gradient, paramElement));
+  for (auto [element, gradient] : llvm::zip_equal(updates, gradients)) {
+    // A copy: the interface's accessors are not const.
+    OptimizerUpdateOpInterface update = element;
+    Type paramElement = update.getParam().getType().getElementType();
+    update.getGradMutable().set(castElements(b, loc, gradient, paramElement));
   }
 }
 
@@ -98,11 +103,12 @@ private:
   LogicalResult scaleStep(func::FuncOp step);
   /// Clipping alone, for mode=none.
   void clipStep(func::FuncOp step);
-  /// Declares `@<name>` of `type` with `initializer` among the module's
-  /// other state declarations; a reference to it, or null (reported) when
-  /// the name is taken.
+  /// Declares `@<name>` of `type` holding `role`, with `initializer`, among
+  /// the module's other state declarations; a reference to it, or null
+  /// (reported) when the name is taken.
   FlatSymbolRefAttr declareBuffer(func::FuncOp step, Twine name,
-                                  RankedTensorType type, Attribute initializer);
+                                  RankedTensorType type, Attribute initializer,
+                                  StateRole role);
   /// The global L2 norm of `gradients` clipped to max-grad-norm.
   void clip(OpBuilder &b, Location loc, SmallVectorImpl<Value> &gradients);
 };
@@ -114,32 +120,26 @@ LogicalResult MixprecLossScalingPass::checkOptions() {
   };
   if (!(initScale > 0.0 && std::isfinite(initScale)))
     return bad("init-scale must be finite and > 0, got ") << initScale;
-  if (!(minScale > 0.0 && minScale <= maxScale && std::isfinite(maxScale)))
-    return bad("need 0 < min-scale <= max-scale < inf, got ")
-           << minScale << " and " << maxScale;
+  // The rule mixprec.loss_scale_update's verifier applies to its attributes.
+  LossScaleParameters parameters{growthFactor, backoffFactor, growthInterval,
+                                 hysteresis,   minScale,      maxScale};
+  if (failed(verifyLossScaleParameters([&] { return bad(""); }, parameters,
+                                       LossScaleNaming::PassOptions)))
+    return failure();
   if (mode == LossScalingMode::Dynamic &&
       !(initScale >= minScale && initScale <= maxScale))
     return bad("init-scale must be within [min-scale, max-scale], got ")
            << initScale;
   if (!(maxGradNorm >= 0.0 && std::isfinite(maxGradNorm)))
     return bad("max-grad-norm must be finite and >= 0, got ") << maxGradNorm;
-  if (!(growthFactor > 1.0 && std::isfinite(growthFactor)))
-    return bad("growth-factor must be finite and > 1, got ") << growthFactor;
-  if (!(backoffFactor > 0.0 && backoffFactor < 1.0))
-    return bad("backoff-factor must be in (0, 1), got ") << backoffFactor;
-  // The tracker and the hysteresis count are i32 buffers.
-  int64_t i32Max = std::numeric_limits<int32_t>::max();
-  if (growthInterval < 1 || hysteresis < 1 || growthInterval > i32Max ||
-      hysteresis > i32Max)
-    return bad("growth-interval and hysteresis must be in [1, 2^31), got ")
-           << int64_t(growthInterval) << " and " << int64_t(hysteresis);
   return success();
 }
 
 FlatSymbolRefAttr MixprecLossScalingPass::declareBuffer(func::FuncOp step,
                                                         Twine name,
                                                         RankedTensorType type,
-                                                        Attribute initializer) {
+                                                        Attribute initializer,
+                                                        StateRole role) {
   ModuleOp module = getOperation();
   std::string symbol = name.str();
   if (module.lookupSymbol(symbol)) {
@@ -156,7 +156,8 @@ FlatSymbolRefAttr MixprecLossScalingPass::declareBuffer(func::FuncOp step,
   else
     b.setInsertionPointToStart(module.getBody());
   BufferOp::create(b, step.getLoc(), symbol, type,
-                   cast<InitializerAttrInterface>(initializer));
+                   cast<InitializerAttrInterface>(initializer),
+                   StateRoleAttr::get(module.getContext(), role));
   return FlatSymbolRefAttr::get(module.getContext(), symbol);
 }
 
@@ -189,15 +190,16 @@ LogicalResult MixprecLossScalingPass::scaleStep(func::FuncOp step) {
   Location loc = step.getLoc();
   MLIRContext *context = &getContext();
   StringRef name = step.getSymName();
-  SmallVector<Operation *> seeds, updates;
+  SmallVector<Operation *> seeds;
+  SmallVector<OptimizerUpdateOpInterface> updates;
   SmallVector<AssignOp> writes;
   for (Operation &op : body) {
     if (op.hasAttr(kLossSeedAttr))
       seeds.push_back(&op);
-    if (isa<SGDUpdateOp, AdamUpdateOp>(op))
-      updates.push_back(&op);
+    if (auto update = dyn_cast<OptimizerUpdateOpInterface>(op))
+      updates.push_back(update);
     if (auto assign = dyn_cast<AssignOp>(op);
-        assign && isOptimizerWrite(assign, name))
+        assign && isOptimizerWrite(assign))
       writes.push_back(assign);
   }
   if (seeds.empty())
@@ -230,12 +232,15 @@ LogicalResult MixprecLossScalingPass::scaleStep(func::FuncOp step) {
   if (dynamic) {
     scaleRef = declareBuffer(
         step, name + ".loss_scale", scalarOf(f32),
-        ConstantInitAttr::get(context, APFloat(double(initScale))));
-    trackerRef = declareBuffer(step, name + ".loss_scale_tracker", i32Scalar,
-                               ZerosInitAttr::get(context));
+        ConstantInitAttr::get(context, APFloat(double(initScale))),
+        StateRole::LossScale);
+    trackerRef =
+        declareBuffer(step, name + ".loss_scale_tracker", i32Scalar,
+                      ZerosInitAttr::get(context), StateRole::LossScaleTracker);
     hysteresisRef = declareBuffer(
         step, name + ".loss_scale_hysteresis", i32Scalar,
-        ConstantInitAttr::get(context, APFloat(double(hysteresis))));
+        ConstantInitAttr::get(context, APFloat(double(hysteresis))),
+        StateRole::LossScaleHysteresis);
     if (!scaleRef || !trackerRef || !hysteresisRef)
       return failure();
     scale = ReadOp::create(b, loc, scalarOf(f32), scaleRef);
@@ -292,12 +297,15 @@ LogicalResult MixprecLossScalingPass::scaleStep(func::FuncOp step) {
   }
   auto flagType = scalarOf(i1);
   auto eachType = cast<RankedTensorType>(finite.getEach().getType());
-  FlatSymbolRefAttr skippedRef = declareBuffer(
-      step, name + ".skipped", flagType, ZerosInitAttr::get(context));
-  FlatSymbolRefAttr countRef = declareBuffer(
-      step, name + ".skipped_steps", i64Scalar, ZerosInitAttr::get(context));
-  FlatSymbolRefAttr eachRef = declareBuffer(
-      step, name + ".finite_gradients", eachType, OnesInitAttr::get(context));
+  FlatSymbolRefAttr skippedRef =
+      declareBuffer(step, name + ".skipped", flagType,
+                    ZerosInitAttr::get(context), StateRole::Skipped);
+  FlatSymbolRefAttr countRef =
+      declareBuffer(step, name + ".skipped_steps", i64Scalar,
+                    ZerosInitAttr::get(context), StateRole::SkippedSteps);
+  FlatSymbolRefAttr eachRef =
+      declareBuffer(step, name + ".finite_gradients", eachType,
+                    OnesInitAttr::get(context), StateRole::FiniteGradients);
   if (!skippedRef || !countRef || !eachRef)
     return failure();
   AssignOp::create(
@@ -315,10 +323,7 @@ LogicalResult MixprecLossScalingPass::scaleStep(func::FuncOp step) {
 
 void MixprecLossScalingPass::clipStep(func::FuncOp step) {
   Block &body = step.getBody().front();
-  SmallVector<Operation *> updates;
-  for (Operation &op : body)
-    if (isa<SGDUpdateOp, AdamUpdateOp>(op))
-      updates.push_back(&op);
+  auto updates = llvm::to_vector(body.getOps<OptimizerUpdateOpInterface>());
   if (updates.empty())
     return;
   OpBuilder b(afterGradients(body, updates));

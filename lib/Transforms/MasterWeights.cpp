@@ -22,15 +22,10 @@ using namespace mixprec;
 
 namespace {
 
-/// Whether `use` is the parameter operand (0) of an optimizer update.
+/// Whether `use` is the parameter operand of an optimizer update.
 bool isUpdateParameter(OpOperand &use) {
-  return isa<SGDUpdateOp, AdamUpdateOp>(use.getOwner()) &&
-         use.getOperandNumber() == 0;
-}
-
-/// The gradient operand (1) of an optimizer update.
-OpOperand &gradientOperand(Operation *update) {
-  return update->getOpOperand(1);
+  auto update = dyn_cast<OptimizerUpdateOpInterface>(use.getOwner());
+  return update && &use == &update.getParamMutable();
 }
 
 /// `value` as `type`, cast right after its definition: the gradient is then
@@ -76,9 +71,10 @@ void setStorage(ParameterOp parameter, RankedTensorType storage,
         continue;
       }
       if (isUpdateParameter(use)) {
-        OpOperand &gradient = gradientOperand(user);
-        gradient.set(castTo(user->getLoc(), gradient.get(), storage));
-        user->getResult(0).setType(storage);
+        auto update = cast<OptimizerUpdateOpInterface>(user);
+        OpOperand &gradient = update.getGradMutable();
+        gradient.set(castTo(update.getLoc(), gradient.get(), storage));
+        update.getParamOut().setType(storage);
         continue;
       }
       if (!oldCopy) {
@@ -135,12 +131,10 @@ struct MixprecMasterWeightsPass
     if (mode == MasterWeightsMode::None)
       return;
     // FP32 masters take FP32 gradients.
-    module.walk([&](Operation *op) {
-      if (!isa<SGDUpdateOp, AdamUpdateOp>(op))
-        return;
-      OpOperand &gradient = gradientOperand(op);
-      gradient.set(castTo(op->getLoc(), gradient.get(),
-                          cast<RankedTensorType>(op->getOperand(0).getType())));
+    module.walk([&](OptimizerUpdateOpInterface update) {
+      OpOperand &gradient = update.getGradMutable();
+      gradient.set(
+          castTo(update.getLoc(), gradient.get(), update.getParam().getType()));
     });
   }
 };

@@ -50,9 +50,11 @@ struct Tally {
   }
 };
 
-/// The storage type of every parameter and buffer, by name.
+/// The storage type of every parameter and buffer, by name, and the
+/// buffers that hold a train step's own state (they carry a role).
 struct ModelState {
   llvm::StringMap<RankedTensorType> parameters, buffers;
+  llvm::StringSet<> stepStateBuffers;
 
   /// Whether `value` is a `mixprec.read` of a parameter.
   bool isParameterRead(Value value) const {
@@ -84,8 +86,11 @@ public:
     for (Operation &op : *module.getBody()) {
       if (auto parameter = dyn_cast<ParameterOp>(op))
         state.parameters[parameter.getSymName()] = parameter.getType();
-      else if (auto buffer = dyn_cast<BufferOp>(op))
+      else if (auto buffer = dyn_cast<BufferOp>(op)) {
         state.buffers[buffer.getSymName()] = buffer.getType();
+        if (buffer.getRole())
+          state.stepStateBuffers.insert(buffer.getSymName());
+      }
     }
     SmallVector<StepReport> reports;
     for (auto function : module.getOps<func::FuncOp>()) {
@@ -122,30 +127,31 @@ private:
       step.parameters.add(parameter.second);
 
     // Moments are found through the updates' operands, the step count and
-    // loss-scale state by autodiff's and loss scaling's `<step>.` names;
-    // everything else (batch-norm statistics) is a model buffer.
+    // loss-scale state by their roles among the buffers this step reads or
+    // assigns (another step's are model buffers to this one); everything
+    // else (batch-norm statistics) is a model buffer.
     llvm::SetVector<Value> gradients;
     llvm::StringSet<> optimizerState;
-    auto addMoment = [&](Value moment) {
-      if (auto read = moment ? moment.getDefiningOp<ReadOp>() : ReadOp())
-        optimizerState.insert(read.getState());
+    auto addStepState = [&](StringRef buffer) {
+      if (state.stepStateBuffers.contains(buffer))
+        optimizerState.insert(buffer);
     };
     for (Operation &op : body) {
-      if (auto sgd = dyn_cast<SGDUpdateOp>(op)) {
-        gradients.insert(sgd.getGrad());
-        addMoment(sgd.getMomentumBuffer());
-      } else if (auto adam = dyn_cast<AdamUpdateOp>(op)) {
-        gradients.insert(adam.getGrad());
-        addMoment(adam.getExpAvg());
-        addMoment(adam.getExpAvgSq());
+      if (auto update = dyn_cast<OptimizerUpdateOpInterface>(op)) {
+        gradients.insert(update.getGrad());
+        for (Value moment : update.getMoments())
+          if (auto read = moment.getDefiningOp<ReadOp>())
+            optimizerState.insert(read.getState());
+      } else if (auto read = dyn_cast<ReadOp>(op)) {
+        addStepState(read.getState());
+      } else if (auto assign = dyn_cast<AssignOp>(op)) {
+        addStepState(assign.getBuffer());
       }
     }
     for (Value gradient : gradients)
       step.gradients.add(gradient.getType());
-    std::string prefix = step.function + ".";
     for (const auto &buffer : state.buffers) {
-      bool owned = optimizerState.contains(buffer.first()) ||
-                   buffer.first().starts_with(prefix);
+      bool owned = optimizerState.contains(buffer.first());
       (owned ? step.optimizerState : step.buffers).add(buffer.second);
     }
 

@@ -31,8 +31,9 @@ def scalar(value, dtype):
     return torch.tensor(value, dtype=TORCH_DTYPES[dtype])
 
 
-def f64(value):
-    return "%.17e : f64" % value
+def float_literal(value):
+    """`value` as an optimizer attribute writes it, exactly."""
+    return "%.17e" % value
 
 
 def as_f32(value):
@@ -79,11 +80,12 @@ def sgd_function(config):
     shape, dtype, hyper = SGD_CONFIGS[config]
     t, f = tensor_type(shape, dtype), tensor_type(shape, "f32")
     momentum = hyper.get("momentum", 0.0)
-    attrs = "{momentum = %s, dampening = %s, nesterov = %s, " \
-            "weight_decay = %s}" % (
-                f64(momentum), f64(hyper.get("dampening", 0.0)),
+    attrs = "{optimizer = #mixprec.sgd<momentum = %s, dampening = %s, " \
+            "nesterov = %s, weight_decay = %s>}" % (
+                float_literal(momentum),
+                float_literal(hyper.get("dampening", 0.0)),
                 "true" if hyper.get("nesterov") else "false",
-                f64(hyper.get("weight_decay", 0.0)))
+                float_literal(hyper.get("weight_decay", 0.0)))
     if momentum:
         args, results = [t, t, LR_TYPE, f], [t, f]
         operands = "%a0, %a1, %a2, %a3"
@@ -189,12 +191,13 @@ ADAM_CASES = ([(config, step) for config in sorted(ADAM_CONFIGS)
 def adam_function(config):
     dtype, hyper = ADAM_CONFIGS[config]
     t, f = tensor_type(ADAM_SHAPE, dtype), tensor_type(ADAM_SHAPE, "f32")
-    attrs = "{beta1 = %s, beta2 = %s, eps = %s, weight_decay = %s, " \
-            "decoupled = %s}" % (
-                f64(hyper.get("beta1", 0.9)), f64(hyper.get("beta2", 0.999)),
-                f64(hyper.get("eps", 1e-8)),
-                f64(hyper.get("weight_decay", 0.0)),
-                "true" if hyper.get("decoupled") else "false")
+    attrs = "{optimizer = #mixprec.%s<beta1 = %s, beta2 = %s, eps = %s, " \
+            "weight_decay = %s>}" % (
+                "adamw" if hyper.get("decoupled") else "adam",
+                float_literal(hyper.get("beta1", 0.9)),
+                float_literal(hyper.get("beta2", 0.999)),
+                float_literal(hyper.get("eps", 1e-8)),
+                float_literal(hyper.get("weight_decay", 0.0)))
     return op_function(
         config, [t, t, f, f, LR_TYPE, STEP_TYPE], [t, f, f],
         "mixprec.adam_update %%a0, %%a1, %%a2, %%a3, %%a4, %%a5 %s : "

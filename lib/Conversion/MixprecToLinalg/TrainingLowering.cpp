@@ -173,10 +173,11 @@ struct SGDUpdateLowering : public OpRewritePattern<SGDUpdateOp> {
     //   step = nesterov ? g' + momentum * buf' : buf' (with a buffer; else g')
     //   param' = param - lr * step, rounded once to the param type.
     Location loc = op.getLoc();
-    double weightDecay = op.getWeightDecay().convertToDouble();
-    double momentum = op.getMomentum().convertToDouble();
-    double dampening = op.getDampening().convertToDouble();
-    bool nesterov = op.getNesterov();
+    SGDAttr optimizer = op.getOptimizer();
+    double weightDecay = optimizer.getWeightDecay().convertToDouble();
+    double momentum = optimizer.getMomentum().convertToDouble();
+    double dampening = optimizer.getDampening().convertToDouble();
+    bool nesterov = optimizer.getNesterov();
     Value lr = extractScalar(rewriter, loc, op.getLr());
 
     SmallVector<Value> inputs = {op.getParam(), op.getGrad()};
@@ -280,7 +281,7 @@ struct AdamUpdateLowering : public OpRewritePattern<AdamUpdateOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AdamUpdateOp op,
                                 PatternRewriter &rewriter) const override {
-    // PyTorch's Adam (decoupled = false) / AdamW (decoupled = true):
+    // PyTorch's Adam (#mixprec.adam) / AdamW (#mixprec.adamw, decoupled):
     //   AdamW: param *= 1 - lr * wd;   Adam: g += wd * param
     //   m = b1 * m + (1 - b1) * g;     v = b2 * v + (1 - b2) * g * g
     //   param -= lr * (m / bc1) / (sqrt(v / bc2) + eps),
@@ -293,11 +294,12 @@ struct AdamUpdateLowering : public OpRewritePattern<AdamUpdateOp> {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     Type f32 = b.getF32Type(), f64 = b.getF64Type();
-    double beta1 = op.getBeta1().convertToDouble();
-    double beta2 = op.getBeta2().convertToDouble();
-    double eps = op.getEps().convertToDouble();
-    double weightDecay = op.getWeightDecay().convertToDouble();
-    bool decoupled = op.getDecoupled();
+    AdamFamilyAttrInterface optimizer = op.getOptimizer();
+    double beta1 = optimizer.getBeta1().convertToDouble();
+    double beta2 = optimizer.getBeta2().convertToDouble();
+    double eps = optimizer.getEps().convertToDouble();
+    double weightDecay = optimizer.getWeightDecay().convertToDouble();
+    bool decoupled = optimizer.isDecoupled();
 
     Value lr = extractScalar(b, loc, op.getLr());
     Value lr64 = arith::ExtFOp::create(b, loc, f64, lr);

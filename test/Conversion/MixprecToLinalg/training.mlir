@@ -84,7 +84,7 @@ func.func @loss_scale_defaults(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>
 // CHECK-NEXT:      linalg.yield [[NP]], [[NB]] : f32, f32
 // CHECK:         return [[R]]#0, [[R]]#1
 func.func @sgd_nesterov(%w: tensor<4x8xf32>, %g: tensor<4x8xf32>, %lr: tensor<f32>, %buf: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
-  %w2, %b2 = mixprec.sgd_update %w, %g, %lr, %buf {momentum = 9.0e-01 : f64, nesterov = true, weight_decay = 1.0e-02 : f64} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %w2, %b2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 9.0e-01, nesterov = true, weight_decay = 1.0e-02>} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return %w2, %b2 : tensor<4x8xf32>, tensor<4x8xf32>
 }
 
@@ -102,7 +102,7 @@ func.func @sgd_nesterov(%w: tensor<4x8xf32>, %g: tensor<4x8xf32>, %lr: tensor<f3
 // CHECK-NEXT:      [[NP:%.+]] = arith.subf [[P]], [[UPD]] : f32
 // CHECK-NEXT:      linalg.yield [[NP]], [[NB]] : f32, f32
 func.func @sgd_dampening(%w: tensor<7xf32>, %g: tensor<7xf32>, %lr: tensor<f32>, %buf: tensor<7xf32>) -> (tensor<7xf32>, tensor<7xf32>) {
-  %w2, %b2 = mixprec.sgd_update %w, %g, %lr, %buf {momentum = 5.0e-01 : f64, dampening = 2.5e-01 : f64} : (tensor<7xf32>, tensor<7xf32>, tensor<f32>, tensor<7xf32>) -> (tensor<7xf32>, tensor<7xf32>)
+  %w2, %b2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 5.0e-01, dampening = 2.5e-01>} : (tensor<7xf32>, tensor<7xf32>, tensor<f32>, tensor<7xf32>) -> (tensor<7xf32>, tensor<7xf32>)
   return %w2, %b2 : tensor<7xf32>, tensor<7xf32>
 }
 
@@ -122,7 +122,7 @@ func.func @sgd_dampening(%w: tensor<7xf32>, %g: tensor<7xf32>, %lr: tensor<f32>,
 // CHECK-NEXT:      linalg.yield [[NPH]] : f16
 // CHECK:         return [[R]]
 func.func @sgd_plain_f16(%w: tensor<16xf16>, %g: tensor<16xf16>, %lr: tensor<f32>) -> tensor<16xf16> {
-  %w2 = mixprec.sgd_update %w, %g, %lr : (tensor<16xf16>, tensor<16xf16>, tensor<f32>) -> tensor<16xf16>
+  %w2 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<16xf16>, tensor<16xf16>, tensor<f32>) -> tensor<16xf16>
   return %w2 : tensor<16xf16>
 }
 
@@ -180,7 +180,7 @@ func.func @sgd_plain_f16(%w: tensor<16xf16>, %g: tensor<16xf16>, %lr: tensor<f32
 // CHECK-NEXT:      linalg.yield [[NPB]], [[NM]], [[NV]] : bf16, f32, f32
 // CHECK:         return [[R]]#0, [[R]]#1, [[R]]#2
 func.func @adamw_bf16(%w: tensor<4x8xbf16>, %g: tensor<4x8xbf16>, %m: tensor<4x8xf32>, %v: tensor<4x8xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) {
-  %w2, %m2, %v2 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {decoupled = true, weight_decay = 1.0e-02 : f64} : tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xf32>
+  %w2, %m2, %v2 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adamw<weight_decay = 1.0e-02>} : tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xf32>
   return %w2, %m2, %v2 : tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>
 }
 
@@ -198,7 +198,7 @@ func.func @adamw_bf16(%w: tensor<4x8xbf16>, %g: tensor<4x8xbf16>, %m: tensor<4x8
 // CHECK:           [[NP:%.+]] = arith.addf [[P]], %{{.+}} : f32
 // CHECK-NEXT:      linalg.yield [[NP]], %{{.+}}, %{{.+}} : f32, f32, f32
 func.func @adam_l2(%w: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf32>, %v: tensor<4x8xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
-  %w2, %m2, %v2 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {weight_decay = 1.0e-02 : f64} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  %w2, %m2, %v2 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adam<weight_decay = 1.0e-02>} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
   return %w2, %m2, %v2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
 

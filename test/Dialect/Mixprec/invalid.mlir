@@ -326,6 +326,62 @@ mixprec.buffer @count : tensor<i32> = #mixprec.constant<3.0e9>
 
 // -----
 
+// A role fixes the buffer's type: the runtime reads the step count as i64.
+// expected-error @+1 {{'mixprec.buffer' op a step_count buffer is tensor<i64>, got 'tensor<i32>'}}
+mixprec.buffer @train.step_count : tensor<i32> = #mixprec.zeros role step_count
+
+// -----
+
+// expected-error @+1 {{'mixprec.buffer' op a moment buffer is an f32 tensor, got 'tensor<4x3xf16>'}}
+mixprec.buffer @train.w.exp_avg : tensor<4x3xf16> = #mixprec.zeros role moment
+
+// -----
+
+// expected-error @+1 {{'mixprec.buffer' op a loss_scale buffer is tensor<f32>, got 'tensor<1xf32>'}}
+mixprec.buffer @train.loss_scale : tensor<1xf32> = #mixprec.ones role loss_scale
+
+// -----
+
+// expected-error @+1 {{'mixprec.buffer' op a loss_scale_tracker buffer is tensor<i32>, got 'tensor<i64>'}}
+mixprec.buffer @train.loss_scale_tracker : tensor<i64> = #mixprec.zeros role loss_scale_tracker
+
+// -----
+
+// expected-error @+1 {{'mixprec.buffer' op a loss_scale_hysteresis buffer is tensor<i32>, got 'tensor<f32>'}}
+mixprec.buffer @train.loss_scale_hysteresis : tensor<f32> = #mixprec.ones role loss_scale_hysteresis
+
+// -----
+
+// expected-error @+1 {{'mixprec.buffer' op a skipped buffer is tensor<i1>, got 'tensor<2xi1>'}}
+mixprec.buffer @train.skipped : tensor<2xi1> = #mixprec.zeros role skipped
+
+// -----
+
+// expected-error @+1 {{'mixprec.buffer' op a skipped_steps buffer is tensor<i64>, got 'tensor<i32>'}}
+mixprec.buffer @train.skipped_steps : tensor<i32> = #mixprec.zeros role skipped_steps
+
+// -----
+
+// expected-error @+1 {{'mixprec.buffer' op a finite_gradients buffer is a 1-d tensor of i1, got 'tensor<i1>'}}
+mixprec.buffer @train.finite_gradients : tensor<i1> = #mixprec.ones role finite_gradients
+
+// -----
+
+// The parser reports the bad role, then the token after it.
+module {
+  // expected-error @+2 {{expected one of: step_count, moment, loss_scale, loss_scale_tracker, loss_scale_hysteresis, skipped, skipped_steps, finite_gradients; got 'steps'}}
+  // expected-error @+2 {{failed to parse Mixprec_StateRoleAttr parameter 'value' which is to be a `::mixprec::StateRole`}}
+  mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros role steps
+}
+
+// -----
+
+// Only buffers have roles: parameters are the model's, not a step's.
+// expected-error @+1 {{'mixprec.parameter' op has no attribute 'role'}}
+"mixprec.parameter"() <{sym_name = "w", type = tensor<4xf32>, initializer = #mixprec.zeros}> {role = #mixprec<state_role moment>} : () -> ()
+
+// -----
+
 func.func @f(%x: tensor<f32>) {
   // expected-error @+1 {{'mixprec.increment' op operand #0 must be 0-d tensor of 32-bit signless integer or 0-d tensor of 64-bit signless integer}}
   %0 = mixprec.increment %x : tensor<f32>
@@ -1785,7 +1841,7 @@ func.func @f(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, %ok: tensor<i1>)
 // -----
 
 func.func @f(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, %ok: tensor<i1>) {
-  // expected-error @+1 {{'mixprec.loss_scale_update' op growth_interval must be >= 1, got 0}}
+  // expected-error @+1 {{'mixprec.loss_scale_update' op growth_interval must be in [1, 2^31), got 0}}
   %0:3 = mixprec.loss_scale_update %s, %t, %h, %ok {growth_interval = 0 : i64}
   return
 }
@@ -1793,7 +1849,7 @@ func.func @f(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, %ok: tensor<i1>)
 // -----
 
 func.func @f(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, %ok: tensor<i1>) {
-  // expected-error @+1 {{'mixprec.loss_scale_update' op growth_interval must be >= 1, got -5}}
+  // expected-error @+1 {{'mixprec.loss_scale_update' op growth_interval must be in [1, 2^31), got -5}}
   %0:3 = mixprec.loss_scale_update %s, %t, %h, %ok {growth_interval = -5 : i64}
   return
 }
@@ -1801,7 +1857,7 @@ func.func @f(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, %ok: tensor<i1>)
 // -----
 
 func.func @f(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, %ok: tensor<i1>) {
-  // expected-error @+1 {{'mixprec.loss_scale_update' op hysteresis must be >= 1, got 0}}
+  // expected-error @+1 {{'mixprec.loss_scale_update' op hysteresis must be in [1, 2^31), got 0}}
   %0:3 = mixprec.loss_scale_update %s, %t, %h, %ok {hysteresis = 0 : i64}
   return
 }
@@ -1809,8 +1865,25 @@ func.func @f(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, %ok: tensor<i1>)
 // -----
 
 func.func @f(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, %ok: tensor<i1>) {
-  // expected-error @+1 {{'mixprec.loss_scale_update' op hysteresis must be >= 1, got -1}}
+  // expected-error @+1 {{'mixprec.loss_scale_update' op hysteresis must be in [1, 2^31), got -1}}
   %0:3 = mixprec.loss_scale_update %s, %t, %h, %ok {hysteresis = -1 : i64}
+  return
+}
+
+// -----
+
+// The tracker and the hysteresis count are i32.
+func.func @f(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, %ok: tensor<i1>) {
+  // expected-error @+1 {{'mixprec.loss_scale_update' op growth_interval must be in [1, 2^31), got 2147483648}}
+  %0:3 = mixprec.loss_scale_update %s, %t, %h, %ok {growth_interval = 2147483648 : i64}
+  return
+}
+
+// -----
+
+func.func @f(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, %ok: tensor<i1>) {
+  // expected-error @+1 {{'mixprec.loss_scale_update' op hysteresis must be in [1, 2^31), got 2147483648}}
+  %0:3 = mixprec.loss_scale_update %s, %t, %h, %ok {hysteresis = 2147483648 : i64}
   return
 }
 
@@ -1878,47 +1951,49 @@ func.func @f(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, %ok: tensor<i1>)
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf16>, %lr: tensor<f32>) {
   // expected-error @+1 {{'mixprec.sgd_update' op grad type 'tensor<128x64xf16>' must match the parameter's 'tensor<128x64xf32>'}}
-  %0 = mixprec.sgd_update %w, %g, %lr : (tensor<128x64xf32>, tensor<128x64xf16>, tensor<f32>) -> tensor<128x64xf32>
+  %0 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<128x64xf32>, tensor<128x64xf16>, tensor<f32>) -> tensor<128x64xf32>
   return
 }
 
 // -----
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
-  // expected-error @+1 {{'mixprec.sgd_update' op momentum must be finite and >= 0, got -9.000000e-01}}
-  %0 = mixprec.sgd_update %w, %g, %lr {momentum = -0.9 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+  // The optimizer attribute checks the hyper-parameters.
+  // expected-error @+1 {{momentum must be >= 0, got -9.000000e-01}}
+  %0 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<momentum = -0.9>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
   return
 }
 
 // -----
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<128x64xf32>) {
-  // expected-error @+1 {{'mixprec.sgd_update' op momentum must be finite and >= 0, got INF}}
-  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {momentum = 0x7FF0000000000000 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+  // expected-error @+2 {{expected a finite number, got INF}}
+  // expected-error @+1 {{failed to parse Mixprec_SGDAttr parameter 'momentum' which is to be a `::llvm::APFloat`}}
+  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0x7FF0000000000000>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
   return
 }
 
 // -----
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<128x64xf32>) {
-  // expected-error @+1 {{'mixprec.sgd_update' op dampening must be in [0, 1], got 2.000000e+00}}
-  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {momentum = 0.9 : f64, dampening = 2.0 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+  // expected-error @+1 {{dampening must be in [0, 1], got 2.000000e+00}}
+  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0.9, dampening = 2.0>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
   return
 }
 
 // -----
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
-  // expected-error @+1 {{'mixprec.sgd_update' op nesterov needs momentum > 0 and dampening = 0}}
-  %0 = mixprec.sgd_update %w, %g, %lr {nesterov = true} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+  // expected-error @+1 {{nesterov needs momentum > 0 and dampening = 0}}
+  %0 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<nesterov = true>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
   return
 }
 
 // -----
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
-  // expected-error @+1 {{'mixprec.sgd_update' op weight_decay must be finite and >= 0, got -1.000000e-04}}
-  %0 = mixprec.sgd_update %w, %g, %lr {weight_decay = -1.0e-4 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+  // expected-error @+1 {{weight_decay must be >= 0, got -1.000000e-04}}
+  %0 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<weight_decay = -1.0e-4>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
   return
 }
 
@@ -1926,7 +2001,7 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
 
 func.func @f(%w: tensor<128x64xf16>, %g: tensor<128x64xf16>, %lr: tensor<f32>) {
   // expected-error @+1 {{'mixprec.sgd_update' op param_out type must match the parameter's}}
-  %0 = mixprec.sgd_update %w, %g, %lr : (tensor<128x64xf16>, tensor<128x64xf16>, tensor<f32>) -> tensor<128x64xf32>
+  %0 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<128x64xf16>, tensor<128x64xf16>, tensor<f32>) -> tensor<128x64xf32>
   return
 }
 
@@ -1934,7 +2009,7 @@ func.func @f(%w: tensor<128x64xf16>, %g: tensor<128x64xf16>, %lr: tensor<f32>) {
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
   // expected-error @+1 {{'mixprec.sgd_update' op a momentum buffer is given iff momentum > 0}}
-  %0 = mixprec.sgd_update %w, %g, %lr {momentum = 0.9 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+  %0 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<momentum = 0.9>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
   return
 }
 
@@ -1942,7 +2017,7 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<128x64xf32>) {
   // expected-error @+1 {{'mixprec.sgd_update' op a momentum buffer is given iff momentum > 0}}
-  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
   return
 }
 
@@ -1950,7 +2025,7 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<128x64xf32>) {
   // expected-error @+1 {{'mixprec.sgd_update' op momentum_buffer_out is returned iff a momentum buffer is given}}
-  %0 = mixprec.sgd_update %w, %g, %lr, %buf {momentum = 0.9 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+  %0 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0.9>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> tensor<128x64xf32>
   return
 }
 
@@ -1958,7 +2033,7 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
   // expected-error @+1 {{'mixprec.sgd_update' op momentum_buffer_out is returned iff a momentum buffer is given}}
-  %0:2 = mixprec.sgd_update %w, %g, %lr : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+  %0:2 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
   return
 }
 
@@ -1966,7 +2041,7 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<128x64xf32>) {
   // expected-error @+1 {{'mixprec.sgd_update' op momentum_buffer_out type must match the buffer's}}
-  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {momentum = 0.9 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<64x128xf32>)
+  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0.9>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<64x128xf32>)
   return
 }
 
@@ -1974,7 +2049,7 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<64x128xf32>) {
   // expected-error @+1 {{'mixprec.sgd_update' op momentum buffer shape must match the parameter's}}
-  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {momentum = 0.9 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<64x128xf32>) -> (tensor<128x64xf32>, tensor<64x128xf32>)
+  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0.9>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<64x128xf32>) -> (tensor<128x64xf32>, tensor<64x128xf32>)
   return
 }
 
@@ -1982,7 +2057,7 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %
 
 func.func @f(%w: tensor<128x64xf16>, %g: tensor<128x64xf16>, %lr: tensor<f32>, %buf: tensor<128x64xf16>) {
   // expected-error @+1 {{'mixprec.sgd_update' op operand #3 must be statically shaped tensor of 32-bit float values, but got 'tensor<128x64xf16>'}}
-  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {momentum = 0.9 : f64} : (tensor<128x64xf16>, tensor<128x64xf16>, tensor<f32>, tensor<128x64xf16>) -> (tensor<128x64xf16>, tensor<128x64xf16>)
+  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0.9>} : (tensor<128x64xf16>, tensor<128x64xf16>, tensor<f32>, tensor<128x64xf16>) -> (tensor<128x64xf16>, tensor<128x64xf16>)
   return
 }
 
@@ -1990,7 +2065,33 @@ func.func @f(%w: tensor<128x64xf16>, %g: tensor<128x64xf16>, %lr: tensor<f32>, %
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<1xf32>) {
   // expected-error @+1 {{'mixprec.sgd_update' op operand #2 must be 0-d tensor of 32-bit float, but got 'tensor<1xf32>'}}
-  %0 = mixprec.sgd_update %w, %g, %lr : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<1xf32>) -> tensor<128x64xf32>
+  %0 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<1xf32>) -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
+  // expected-error @+1 {{'mixprec.sgd_update' op requires attribute 'optimizer'}}
+  %0 = mixprec.sgd_update %w, %g, %lr : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
+  // expected-error @+1 {{'mixprec.sgd_update' op attribute 'optimizer' failed to satisfy constraint: SGD with optional momentum, Nesterov momentum and L2 decay}}
+  %0 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.adam<>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+// The train step decides which parameters decay; an update takes the decay
+// of its parameter.
+func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
+  // expected-error @+1 {{'mixprec.sgd_update' op takes its parameter's weight_decay; decay_norm_and_bias = true belongs to a train step's optimizer}}
+  %0 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<weight_decay = 1.0e-4, decay_norm_and_bias = true>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
   return
 }
 
@@ -2002,7 +2103,7 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<1xf32>)
 
 func.func @f(%w: tensor<128x64xf16>, %g: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
   // expected-error @+1 {{'mixprec.adam_update' op grad type 'tensor<128x64xf32>' must match the parameter's 'tensor<128x64xf16>'}}
-  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step : tensor<128x64xf16>, tensor<128x64xf32>, tensor<128x64xf32>
+  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adam<>} : tensor<128x64xf16>, tensor<128x64xf32>, tensor<128x64xf32>
   return
 }
 
@@ -2010,47 +2111,65 @@ func.func @f(%w: tensor<128x64xf16>, %g: tensor<128x64xf32>, %m: tensor<128x64xf
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<64x128xf32>, %v: tensor<64x128xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
   // expected-error @+1 {{'mixprec.adam_update' op exp_avg shape must match the parameter's}}
-  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step : tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>
+  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adamw<>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>
   return
 }
 
 // -----
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  // expected-error @+1 {{'mixprec.adam_update' op beta1 and beta2 must be in [0, 1), got 1.000000e+00 and 9.990000e-01}}
-  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {beta1 = 1.0 : f64} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+  // The optimizer attribute checks the hyper-parameters.
+  // expected-error @+1 {{beta1 must be in [0, 1), got 1.000000e+00}}
+  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adam<beta1 = 1.0>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
   return
 }
 
 // -----
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  // expected-error @+1 {{'mixprec.adam_update' op beta1 and beta2 must be in [0, 1), got 9.000000e-01 and -5.000000e-01}}
-  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {beta2 = -0.5 : f64} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+  // expected-error @+1 {{beta2 must be in [0, 1), got -5.000000e-01}}
+  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adam<beta2 = -0.5>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
   return
 }
 
 // -----
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  // expected-error @+1 {{'mixprec.adam_update' op eps must be finite and > 0, got 0.000000e+00}}
-  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {eps = 0.0 : f64} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+  // expected-error @+1 {{eps must be > 0, got 0.000000e+00}}
+  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adam<eps = 0.0>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
   return
 }
 
 // -----
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  // expected-error @+1 {{'mixprec.adam_update' op eps must be finite and > 0, got INF}}
-  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {eps = 0x7FF0000000000000 : f64} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+  // expected-error @+2 {{expected a finite number, got INF}}
+  // expected-error @+1 {{failed to parse Mixprec_AdamAttr parameter 'eps' which is to be a `::llvm::APFloat`}}
+  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adam<eps = 0x7FF0000000000000>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
   return
 }
 
 // -----
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  // expected-error @+1 {{'mixprec.adam_update' op weight_decay must be finite and >= 0, got -1.000000e-02}}
-  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {decoupled = true, weight_decay = -0.01 : f64} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+  // expected-error @+1 {{weight_decay must be >= 0, got -1.000000e-02}}
+  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adamw<weight_decay = -0.01>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'mixprec.adam_update' op attribute 'optimizer' failed to satisfy constraint: AdamFamilyAttrInterface instance}}
+  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.sgd<>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'mixprec.adam_update' op takes its parameter's weight_decay; decay_norm_and_bias = true belongs to a train step's optimizer}}
+  %0:3 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adamw<decay_norm_and_bias = true>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
   return
 }
 
@@ -2058,7 +2177,7 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<64x128xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
   // expected-error @+1 {{'mixprec.adam_update' op failed to verify that all of {exp_avg, exp_avg_sq, exp_avg_out, exp_avg_sq_out} have same type}}
-  %0:3 = "mixprec.adam_update"(%w, %g, %m, %v, %lr, %step) : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<f32>, tensor<i64>) -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>)
+  %0:3 = "mixprec.adam_update"(%w, %g, %m, %v, %lr, %step) <{optimizer = #mixprec.adam<>}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<f32>, tensor<i64>) -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>)
   return
 }
 
@@ -2066,7 +2185,7 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i32>) {
   // expected-error @+1 {{'mixprec.adam_update' op operand #5 must be 0-d tensor of 64-bit signless integer, but got 'tensor<i32>'}}
-  %0:3 = "mixprec.adam_update"(%w, %g, %m, %v, %lr, %step) : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<i32>) -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>)
+  %0:3 = "mixprec.adam_update"(%w, %g, %m, %v, %lr, %step) <{optimizer = #mixprec.adam<>}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<i32>) -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>)
   return
 }
 

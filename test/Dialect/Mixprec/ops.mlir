@@ -38,12 +38,21 @@
 // CHECK-NEXT: mixprec.buffer @var : tensor<8xf32> = #mixprec.ones{{$}}
 // CHECK-NEXT: mixprec.buffer @half_state : tensor<2x8xf16> = #mixprec.constant<3.000000e+00>{{$}}
 // CHECK-NEXT: mixprec.buffer @noise : tensor<8xbf16> = #mixprec.normal<std = 5.000000e-01>{{$}}
+// CHECK-NEXT: mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros role step_count{{$}}
+// CHECK-NEXT: mixprec.buffer @train.w.exp_avg : tensor<4x8xf32> = #mixprec.zeros role moment{{$}}
+// CHECK-NEXT: mixprec.buffer @train.loss_scale : tensor<f32> = #mixprec.constant<6.553600e+04> role loss_scale{{$}}
+// CHECK-NEXT: mixprec.buffer @train.loss_scale_tracker : tensor<i32> = #mixprec.zeros role loss_scale_tracker{{$}}
+// CHECK-NEXT: mixprec.buffer @train.loss_scale_hysteresis : tensor<i32> = #mixprec.constant<2.000000e+00> role loss_scale_hysteresis{{$}}
+// CHECK-NEXT: mixprec.buffer @train.skipped : tensor<i1> = #mixprec.zeros role skipped{{$}}
+// CHECK-NEXT: mixprec.buffer @train.skipped_steps : tensor<i64> = #mixprec.zeros role skipped_steps{{$}}
+// CHECK-NEXT: mixprec.buffer @train.finite_gradients : tensor<3xi1> = #mixprec.ones role finite_gradients{{$}}
 // CHECK-NEXT: }
 
 // GENERIC-LABEL: "builtin.module"
 // GENERIC: "mixprec.parameter"() <{initializer = #mixprec.kaiming_uniform<a = 2.2360679774997898, seed = 1>, sym_name = "ku_args", type = tensor<128x64xf32>}> : () -> ()
 // GENERIC: "mixprec.parameter"() <{initializer = #mixprec.zeros, sym_name = "decayed_bias", type = tensor<8xf32>, weight_decay = true}> : () -> ()
 // GENERIC: "mixprec.buffer"() <{initializer = #mixprec.zeros, sym_name = "mean", type = tensor<8xf32>}> : () -> ()
+// GENERIC: "mixprec.buffer"() <{initializer = #mixprec.zeros, role = #mixprec<state_role step_count>, sym_name = "train.step_count", type = tensor<i64>}> : () -> ()
 module {
   mixprec.parameter @zeros : tensor<4x8xf32> = #mixprec.zeros
   mixprec.parameter @ones : tensor<8xf16> = #mixprec.ones
@@ -70,6 +79,15 @@ module {
   mixprec.buffer @var : tensor<8xf32> = #mixprec.ones
   mixprec.buffer @half_state : tensor<2x8xf16> = #mixprec.constant<3.0>
   mixprec.buffer @noise : tensor<8xbf16> = #mixprec.normal<std = 0.5>
+  // The state a train step owns, marked with its role.
+  mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros role step_count
+  mixprec.buffer @train.w.exp_avg : tensor<4x8xf32> = #mixprec.zeros role moment
+  mixprec.buffer @train.loss_scale : tensor<f32> = #mixprec.constant<65536.0> role loss_scale
+  mixprec.buffer @train.loss_scale_tracker : tensor<i32> = #mixprec.zeros role loss_scale_tracker
+  mixprec.buffer @train.loss_scale_hysteresis : tensor<i32> = #mixprec.constant<2.0> role loss_scale_hysteresis
+  mixprec.buffer @train.skipped : tensor<i1> = #mixprec.zeros role skipped
+  mixprec.buffer @train.skipped_steps : tensor<i64> = #mixprec.zeros role skipped_steps
+  mixprec.buffer @train.finite_gradients : tensor<3xi1> = #mixprec.ones role finite_gradients
 }
 
 // -----
@@ -815,50 +833,50 @@ func.func @loss_scale_update(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, 
 
 // CHECK-LABEL: func.func @sgd_update(
 // CHECK-SAME:    [[W:%[^:]+]]: tensor<128x64xf32>, [[G:%[^:]+]]: tensor<128x64xf32>, [[LR:%[^:]+]]: tensor<f32>, [[BUF:%[^:]+]]: tensor<128x64xf32>, [[WH:%[^:]+]]: tensor<8xf16>, [[GH:%[^:]+]]: tensor<8xf16>, [[BH:%[^:]+]]: tensor<8xf32>)
-// CHECK-NEXT:    [[W0:%.+]] = mixprec.sgd_update [[W]], [[G]], [[LR]] : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
-// CHECK-NEXT:    [[W1:%.+]] = mixprec.sgd_update [[W0]], [[G]], [[LR]] {weight_decay = 1.000000e-04 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
-// CHECK-NEXT:    [[W2:%[^,]+]], [[B2:%[^ ]+]] = mixprec.sgd_update [[W1]], [[G]], [[LR]], [[BUF]] {momentum = 9.000000e-01 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
-// CHECK-NEXT:    [[W3:%[^,]+]], [[B3:%[^ ]+]] = mixprec.sgd_update [[W2]], [[G]], [[LR]], [[B2]] {momentum = 9.000000e-01 : f64, nesterov = true, weight_decay = 5.000000e-04 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
-// CHECK-NEXT:    [[W4:%[^,]+]], [[B4:%[^ ]+]] = mixprec.sgd_update [[WH]], [[GH]], [[LR]], [[BH]] {dampening = 1.000000e-01 : f64, momentum = 5.000000e-01 : f64} : (tensor<8xf16>, tensor<8xf16>, tensor<f32>, tensor<8xf32>) -> (tensor<8xf16>, tensor<8xf32>)
+// CHECK-NEXT:    [[W0:%.+]] = mixprec.sgd_update [[W]], [[G]], [[LR]] {optimizer = #mixprec.sgd<>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+// CHECK-NEXT:    [[W1:%.+]] = mixprec.sgd_update [[W0]], [[G]], [[LR]] {optimizer = #mixprec.sgd<weight_decay = 1.000000e-04>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+// CHECK-NEXT:    [[W2:%[^,]+]], [[B2:%[^ ]+]] = mixprec.sgd_update [[W1]], [[G]], [[LR]], [[BUF]] {optimizer = #mixprec.sgd<momentum = 9.000000e-01>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+// CHECK-NEXT:    [[W3:%[^,]+]], [[B3:%[^ ]+]] = mixprec.sgd_update [[W2]], [[G]], [[LR]], [[B2]] {optimizer = #mixprec.sgd<momentum = 9.000000e-01, nesterov = true, weight_decay = 5.000000e-04>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+// CHECK-NEXT:    [[W4:%[^,]+]], [[B4:%[^ ]+]] = mixprec.sgd_update [[WH]], [[GH]], [[LR]], [[BH]] {optimizer = #mixprec.sgd<momentum = 5.000000e-01, dampening = 1.000000e-01>} : (tensor<8xf16>, tensor<8xf16>, tensor<f32>, tensor<8xf32>) -> (tensor<8xf16>, tensor<8xf32>)
 // CHECK-NEXT:    return [[W3]], [[B3]], [[W4]], [[B4]]
 
 // GENERIC-LABEL: sym_name = "sgd_update"
-// GENERIC: "mixprec.sgd_update"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{dampening = 0.000000e+00 : f64, momentum = 0.000000e+00 : f64, nesterov = false, weight_decay = 0.000000e+00 : f64}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
-// GENERIC: "mixprec.sgd_update"(%{{.+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{dampening = 0.000000e+00 : f64, momentum = 9.000000e-01 : f64, nesterov = false, weight_decay = 0.000000e+00 : f64}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+// GENERIC: "mixprec.sgd_update"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{optimizer = #mixprec.sgd<>}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+// GENERIC: "mixprec.sgd_update"(%{{.+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{optimizer = #mixprec.sgd<momentum = 9.000000e-01>}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
 func.func @sgd_update(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<128x64xf32>,
                       %wh: tensor<8xf16>, %gh: tensor<8xf16>, %bh: tensor<8xf32>)
     -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<8xf16>, tensor<8xf32>) {
   // Without momentum buffer.
-  %w0 = mixprec.sgd_update %w, %g, %lr : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
-  %w1 = mixprec.sgd_update %w0, %g, %lr {weight_decay = 1.0e-4 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+  %w0 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+  %w1 = mixprec.sgd_update %w0, %g, %lr {optimizer = #mixprec.sgd<weight_decay = 1.0e-4>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
   // With momentum buffer.
-  %w2, %b2 = mixprec.sgd_update %w1, %g, %lr, %buf {momentum = 0.9 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
-  // Attributes equal to their default (dampening = 0) are elided.
-  %w3, %b3 = mixprec.sgd_update %w2, %g, %lr, %b2 {momentum = 0.9 : f64, dampening = 0.0 : f64, nesterov = true, weight_decay = 5.0e-4 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+  %w2, %b2 = mixprec.sgd_update %w1, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0.9>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+  // Hyper-parameters equal to their default (dampening = 0) are elided.
+  %w3, %b3 = mixprec.sgd_update %w2, %g, %lr, %b2 {optimizer = #mixprec.sgd<momentum = 0.9, dampening = 0.0, nesterov = true, weight_decay = 5.0e-4>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
   // A 16-bit parameter with its f32 momentum buffer.
-  %w4, %b4 = mixprec.sgd_update %wh, %gh, %lr, %bh {momentum = 0.5 : f64, dampening = 0.1 : f64} : (tensor<8xf16>, tensor<8xf16>, tensor<f32>, tensor<8xf32>) -> (tensor<8xf16>, tensor<8xf32>)
+  %w4, %b4 = mixprec.sgd_update %wh, %gh, %lr, %bh {optimizer = #mixprec.sgd<dampening = 0.1, momentum = 0.5>} : (tensor<8xf16>, tensor<8xf16>, tensor<f32>, tensor<8xf32>) -> (tensor<8xf16>, tensor<8xf32>)
   return %w3, %b3, %w4, %b4 : tensor<128x64xf32>, tensor<128x64xf32>, tensor<8xf16>, tensor<8xf32>
 }
 
 // CHECK-LABEL: func.func @adam_update(
 // CHECK-SAME:    [[W:%[^:]+]]: tensor<128x64xf32>, [[G:%[^:]+]]: tensor<128x64xf32>, [[M:%[^:]+]]: tensor<128x64xf32>, [[V:%[^:]+]]: tensor<128x64xf32>, [[LR:%[^:]+]]: tensor<f32>, [[STEP:%[^:]+]]: tensor<i64>, [[WB:%[^:]+]]: tensor<16xbf16>, [[GB:%[^:]+]]: tensor<16xbf16>, [[MB:%[^:]+]]: tensor<16xf32>, [[VB:%[^:]+]]: tensor<16xf32>)
-// CHECK-NEXT:    [[W0:%[^,]+]], [[M0:%[^,]+]], [[V0:%[^ ]+]] = mixprec.adam_update [[W]], [[G]], [[M]], [[V]], [[LR]], [[STEP]] : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
-// CHECK-NEXT:    [[W1:%[^,]+]], [[M1:%[^,]+]], [[V1:%[^ ]+]] = mixprec.adam_update [[W0]], [[G]], [[M0]], [[V0]], [[LR]], [[STEP]] {decoupled = true, weight_decay = 1.000000e-02 : f64} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
-// CHECK-NEXT:    [[W2:%[^,]+]], [[M2:%[^,]+]], [[V2:%[^ ]+]] = mixprec.adam_update [[WB]], [[GB]], [[MB]], [[VB]], [[LR]], [[STEP]] {beta1 = 8.000000e-01 : f64, beta2 = 0.98999999999999999 : f64, eps = 9.9999999999999995E-7 : f64, weight_decay = 1.000000e-01 : f64} : tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>
+// CHECK-NEXT:    [[W0:%[^,]+]], [[M0:%[^,]+]], [[V0:%[^ ]+]] = mixprec.adam_update [[W]], [[G]], [[M]], [[V]], [[LR]], [[STEP]] {optimizer = #mixprec.adam<>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+// CHECK-NEXT:    [[W1:%[^,]+]], [[M1:%[^,]+]], [[V1:%[^ ]+]] = mixprec.adam_update [[W0]], [[G]], [[M0]], [[V0]], [[LR]], [[STEP]] {optimizer = #mixprec.adamw<>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+// CHECK-NEXT:    [[W2:%[^,]+]], [[M2:%[^,]+]], [[V2:%[^ ]+]] = mixprec.adam_update [[WB]], [[GB]], [[MB]], [[VB]], [[LR]], [[STEP]] {optimizer = #mixprec.adam<beta1 = 8.000000e-01, beta2 = 0.98999999999999999, eps = 9.9999999999999995E-7, weight_decay = 1.000000e-01>} : tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>
 // CHECK-NEXT:    return [[W1]], [[M1]], [[V1]], [[W2]], [[M2]], [[V2]] : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<16xbf16>, tensor<16xf32>, tensor<16xf32>
 
 // GENERIC-LABEL: sym_name = "adam_update"
-// GENERIC: "mixprec.adam_update"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{beta1 = 9.000000e-01 : f64, beta2 = 0.99899999999999999 : f64, decoupled = false, eps = 1.000000e-08 : f64, weight_decay = 0.000000e+00 : f64}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<i64>) -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>)
+// GENERIC: "mixprec.adam_update"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{optimizer = #mixprec.adam<>}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<i64>) -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>)
 func.func @adam_update(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>,
                        %lr: tensor<f32>, %step: tensor<i64>,
                        %wb: tensor<16xbf16>, %gb: tensor<16xbf16>, %mb: tensor<16xf32>, %vb: tensor<16xf32>)
     -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<16xbf16>, tensor<16xf32>, tensor<16xf32>) {
-  %w0, %m0, %v0 = mixprec.adam_update %w, %g, %m, %v, %lr, %step : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
-  // AdamW.
-  %w1, %m1, %v1 = mixprec.adam_update %w0, %g, %m0, %v0, %lr, %step {decoupled = true, weight_decay = 1.0e-2 : f64} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+  %w0, %m0, %v0 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adam<>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+  // AdamW, its default decay written out.
+  %w1, %m1, %v1 = mixprec.adam_update %w0, %g, %m0, %v0, %lr, %step {optimizer = #mixprec.adamw<weight_decay = 1.0e-2>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
   // A bf16 parameter with f32 moments; non-default hyper-parameters
-  // (decoupled = false is the default and is elided).
-  %w2, %m2, %v2 = mixprec.adam_update %wb, %gb, %mb, %vb, %lr, %step {beta1 = 0.8 : f64, beta2 = 0.99 : f64, eps = 1.0e-6 : f64, weight_decay = 0.1 : f64, decoupled = false} : tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>
+  // (decay_norm_and_bias = false is the default and is elided).
+  %w2, %m2, %v2 = mixprec.adam_update %wb, %gb, %mb, %vb, %lr, %step {optimizer = #mixprec.adam<beta1 = 0.8, beta2 = 0.99, eps = 1.0e-6, weight_decay = 0.1, decay_norm_and_bias = false>} : tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>
   return %w1, %m1, %v1, %w2, %m2, %v2 : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<16xbf16>, tensor<16xf32>, tensor<16xf32>
 }
 

@@ -49,7 +49,7 @@
 // F16-NEXT:    mixprec.assign @train.step_count, [[KC]] : tensor<i64>
 // F16-NEXT:    [[W:%.+]] = mixprec.read @fc1_weight : tensor<128x64xf32>
 // F16-NEXT:    [[M:%.+]] = mixprec.read @train.fc1_weight.momentum_buffer : tensor<128x64xf32>
-// F16-NEXT:    [[NW:%[^,]+]], [[NM:%.+]] = mixprec.sgd_update [[W]], [[UW1]], [[LR]], [[M]] {momentum = 9.000000e-01 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+// F16-NEXT:    [[NW:%[^,]+]], [[NM:%.+]] = mixprec.sgd_update [[W]], [[UW1]], [[LR]], [[M]] {optimizer = #mixprec.sgd<momentum = 9.000000e-01>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
 // F16-NEXT:    [[KW:%.+]] = mixprec.select [[OK]], [[NW]], [[W]] : tensor<128x64xf32>
 // F16-NEXT:    mixprec.assign @fc1_weight, [[KW]] : tensor<128x64xf32>
 // F16-NEXT:    [[OLDM:%.+]] = mixprec.read @train.fc1_weight.momentum_buffer : tensor<128x64xf32>
@@ -130,7 +130,7 @@
 // ERR-PRECISION: mixprec-opt: for the --precision option: 'f8' is not one of f16, bf16{{$}}
 // ERR-SCALING:   mixprec-opt: for the --loss-scaling option: 'weird' is not one of default, dynamic, static, none{{$}}
 // ERR-MASTER:    mixprec-opt: for the --master-weights option: 'half' is not one of fp32, none{{$}}
-// ERR-HYST:      examples/mlp.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: growth-interval and hysteresis must be in [1, 2^31), got 2000 and 0
+// ERR-HYST:      examples/mlp.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: hysteresis must be in [1, 2^31), got 0{{$}}
 // ERR-NAME:      no such option bogus
 // ERR-MODE:      no such option mode (the loss-scaling mode is loss-scaling=)
 // ERR-FORWARDED: mixprec-opt: for the --max-grad-norm option: 'x' value invalid for floating point argument!

@@ -24,17 +24,17 @@ mixprec.train_step @step forward @loss optimizer #mixprec.adamw<beta2 = 0.5>
 // CHECK-NEXT:    [[W:%.+]] = mixprec.read @w : tensor<4x3xf32>
 // CHECK-NEXT:    [[M:%.+]] = mixprec.read @step.w.exp_avg : tensor<4x3xf32>
 // CHECK-NEXT:    [[V:%.+]] = mixprec.read @step.w.exp_avg_sq : tensor<4x3xf32>
-// CHECK-NEXT:    [[W2:%[^,]+]], [[M2:%[^,]+]], [[V2:%[^ ]+]] = mixprec.adam_update [[W]], %{{[^,]+}}, [[M]], [[V]], [[LR]], [[NEXT]] {beta2 = 5.000000e-01 : f64, decoupled = true, weight_decay = 1.000000e-02 : f64}
+// CHECK-NEXT:    [[W2:%[^,]+]], [[M2:%[^,]+]], [[V2:%[^ ]+]] = mixprec.adam_update [[W]], %{{[^,]+}}, [[M]], [[V]], [[LR]], [[NEXT]] {optimizer = #mixprec.adamw<beta2 = 5.000000e-01>} :
 // CHECK-NEXT:    mixprec.assign @w, [[W2]]
 // CHECK-NEXT:    mixprec.assign @step.w.exp_avg, [[M2]]
 // CHECK-NEXT:    mixprec.assign @step.w.exp_avg_sq, [[V2]]
-// CHECK:         mixprec.adam_update {{.*}}, [[LR]], [[NEXT]] {beta2 = 5.000000e-01 : f64, decoupled = true} : tensor<4xf32>
+// CHECK:         mixprec.adam_update {{.*}}, [[LR]], [[NEXT]] {optimizer = #mixprec.adamw<beta2 = 5.000000e-01, weight_decay = 0.000000e+00>} : tensor<4xf32>
 // CHECK:         return
-// CHECK-DAG:   mixprec.buffer @step.step_count : tensor<i64> = #mixprec.zeros
-// CHECK-DAG:   mixprec.buffer @step.w.exp_avg : tensor<4x3xf32> = #mixprec.zeros
-// CHECK-DAG:   mixprec.buffer @step.w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros
-// CHECK-DAG:   mixprec.buffer @step.b.exp_avg : tensor<4xf32> = #mixprec.zeros
-// CHECK-DAG:   mixprec.buffer @step.b.exp_avg_sq : tensor<4xf32> = #mixprec.zeros
+// CHECK-DAG:   mixprec.buffer @step.step_count : tensor<i64> = #mixprec.zeros role step_count{{$}}
+// CHECK-DAG:   mixprec.buffer @step.w.exp_avg : tensor<4x3xf32> = #mixprec.zeros role moment{{$}}
+// CHECK-DAG:   mixprec.buffer @step.w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros role moment{{$}}
+// CHECK-DAG:   mixprec.buffer @step.b.exp_avg : tensor<4xf32> = #mixprec.zeros role moment{{$}}
+// CHECK-DAG:   mixprec.buffer @step.b.exp_avg_sq : tensor<4xf32> = #mixprec.zeros role moment{{$}}
 
 // After expose-state the step is functional: state in, loss and state out,
 // in declaration order (parameters, then the buffers autodiff declared).
@@ -46,7 +46,8 @@ mixprec.train_step @step forward @loss optimizer #mixprec.adamw<beta2 = 0.5>
 
 // -----
 
-// Adam (coupled decay) when asked for on every parameter.
+// Adam (coupled decay) when asked for on every parameter: the bias's update
+// carries the decay, not the step's rule that chose it.
 mixprec.parameter @b : tensor<4xf32> = #mixprec.zeros
 func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
   %b = mixprec.read @b : tensor<4xf32>
@@ -57,8 +58,8 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
 mixprec.train_step @train forward @loss optimizer #mixprec.adam<weight_decay = 0.1, decay_norm_and_bias = true>
 
 // CHECK-LABEL: func.func @train(
-// CHECK:         mixprec.adam_update {{.*}} {weight_decay = 1.000000e-01 : f64} : tensor<4xf32>
-// CHECK-NOT:     decoupled
+// CHECK:         mixprec.adam_update {{.*}} {optimizer = #mixprec.adam<weight_decay = 1.000000e-01>} : tensor<4xf32>
+// CHECK-NOT:     decay_norm_and_bias
 
 // -----
 

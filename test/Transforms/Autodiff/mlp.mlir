@@ -56,12 +56,12 @@
 // CHECK-NEXT:    mixprec.assign @train.step_count, [[NEXT]] : tensor<i64>
 // CHECK-NEXT:    [[W1:%.+]] = mixprec.read @fc1_weight : tensor<128x64xf32>
 // CHECK-NEXT:    [[M1:%.+]] = mixprec.read @train.fc1_weight.momentum_buffer : tensor<128x64xf32>
-// CHECK-NEXT:    [[NEW:%[^,]+]], [[NEWM:%.+]] = mixprec.sgd_update [[W1]], [[DW1]], [[LR]], [[M1]] {momentum = 9.000000e-01 : f64}
+// CHECK-NEXT:    [[NEW:%[^,]+]], [[NEWM:%.+]] = mixprec.sgd_update [[W1]], [[DW1]], [[LR]], [[M1]] {optimizer = #mixprec.sgd<momentum = 9.000000e-01>} :
 // CHECK-NEXT:    mixprec.assign @fc1_weight, [[NEW]]
 // CHECK-NEXT:    mixprec.assign @train.fc1_weight.momentum_buffer, [[NEWM]]
 // CHECK-COUNT-3: mixprec.sgd_update
 // CHECK:         return
-// CHECK-DAG:   mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros
-// CHECK-DAG:   mixprec.buffer @train.fc1_weight.momentum_buffer : tensor<128x64xf32> = #mixprec.zeros
-// CHECK-DAG:   mixprec.buffer @train.fc2_bias.momentum_buffer : tensor<10xf32> = #mixprec.zeros
+// CHECK-DAG:   mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros role step_count{{$}}
+// CHECK-DAG:   mixprec.buffer @train.fc1_weight.momentum_buffer : tensor<128x64xf32> = #mixprec.zeros role moment{{$}}
+// CHECK-DAG:   mixprec.buffer @train.fc2_bias.momentum_buffer : tensor<10xf32> = #mixprec.zeros role moment{{$}}
 // CHECK-NOT:   mixprec.train_step

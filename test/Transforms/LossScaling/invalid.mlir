@@ -13,6 +13,8 @@
 // RUN: not mixprec-opt %s -split-input-file --mixprec-autodiff --mixprec-loss-scaling=backoff-factor=0 2>&1 | FileCheck %s --check-prefix=BACKOFF0
 // RUN: not mixprec-opt %s -split-input-file --mixprec-autodiff --mixprec-loss-scaling=growth-interval=0 2>&1 | FileCheck %s --check-prefix=INTERVAL
 // RUN: not mixprec-opt %s -split-input-file --mixprec-autodiff --mixprec-loss-scaling=hysteresis=0 2>&1 | FileCheck %s --check-prefix=HYST
+// The tracker and the hysteresis count are i32 buffers.
+// RUN: not mixprec-opt %s -split-input-file --mixprec-autodiff --mixprec-loss-scaling=growth-interval=2147483648 2>&1 | FileCheck %s --check-prefix=INTERVALMAX
 // RUN: not mixprec-opt %s -split-input-file --mixprec-autodiff --mixprec-loss-scaling=max-grad-norm=-1 2>&1 | FileCheck %s --check-prefix=NORM
 // Options are checked in every mode, none included.
 // RUN: not mixprec-opt %s -split-input-file --mixprec-autodiff --mixprec-loss-scaling="mode=none growth-interval=0" 2>&1 | FileCheck %s --check-prefix=INTERVAL
@@ -26,8 +28,9 @@
 // GROWTH:   invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: growth-factor must be finite and > 1, got 1.000000e+00
 // BACKOFF1: invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: backoff-factor must be in (0, 1), got 1.000000e+00
 // BACKOFF0: invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: backoff-factor must be in (0, 1), got 0.000000e+00
-// INTERVAL: invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: growth-interval and hysteresis must be in [1, 2^31), got 0 and 1
-// HYST:     invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: growth-interval and hysteresis must be in [1, 2^31), got 2000 and 0
+// INTERVAL: invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: growth-interval must be in [1, 2^31), got 0{{$}}
+// HYST:     invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: hysteresis must be in [1, 2^31), got 0{{$}}
+// INTERVALMAX: invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: growth-interval must be in [1, 2^31), got 2147483648
 // NORM:     invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: mixprec-loss-scaling: max-grad-norm must be finite and >= 0, got -1.000000e+00
 
 // A clash in static mode (which declares no scaler state but the report
@@ -40,7 +43,7 @@
 mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
 func.func @train(%g: tensor<4xf32>, %lr: tensor<f32>) -> tensor<f32> attributes {mixprec.optimizer_step} {
   %w = mixprec.read @w : tensor<4xf32>
-  %new = mixprec.sgd_update %w, %g, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %new = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   mixprec.assign @w, %new : tensor<4xf32>
   return %lr : tensor<f32>
 }
@@ -99,3 +102,22 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
 }
 mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
 // TWICE: invalid.mlir:[[@LINE-7]]:1: error: mixprec-loss-scaling: '@train.loss_scale' exists already
+
+// -----
+
+// The step count is found by its role, whatever its name: written before the
+// last gradient, it could not be kept on an overflowing step.
+mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
+mixprec.buffer @steps_taken : tensor<i64> = #mixprec.zeros role step_count
+func.func @train(%x: tensor<4xf32>, %lr: tensor<f32>) -> tensor<f32> attributes {mixprec.optimizer_step} {
+  %seed = mixprec.constant {mixprec.loss_seed} dense<1.0> : tensor<f32>
+  %n = mixprec.read @steps_taken : tensor<i64>
+  %next = mixprec.increment %n : tensor<i64>
+  // expected-error @+1 {{mixprec-loss-scaling: this optimizer write comes before the last gradient of @train}}
+  mixprec.assign @steps_taken, %next : tensor<i64>
+  %w = mixprec.read @w : tensor<4xf32>
+  %g = mixprec.mul %x, %x : tensor<4xf32>, tensor<4xf32>
+  %new = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  mixprec.assign @w, %new : tensor<4xf32>
+  return %seed : tensor<f32>
+}

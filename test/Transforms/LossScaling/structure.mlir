@@ -56,7 +56,7 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 // CHECK-NEXT:    mixprec.assign @train.step_count, [[KEPTC]] : tensor<i64>
 // CHECK-NEXT:    [[W:%.+]] = mixprec.read @w : tensor<4x3xf32>
 // CHECK-NEXT:    [[MW:%.+]] = mixprec.read @train.w.momentum_buffer : tensor<4x3xf32>
-// CHECK-NEXT:    [[NW:%[^,]+]], [[NMW:%.+]] = mixprec.sgd_update [[W]], [[UW]], [[LR]], [[MW]] {momentum = 9.000000e-01 : f64} : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
+// CHECK-NEXT:    [[NW:%[^,]+]], [[NMW:%.+]] = mixprec.sgd_update [[W]], [[UW]], [[LR]], [[MW]] {optimizer = #mixprec.sgd<momentum = 9.000000e-01>} : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
 // CHECK-NEXT:    [[OLDW:%.+]] = mixprec.read @w : tensor<4x3xf32>
 // CHECK-NEXT:    [[KW:%.+]] = mixprec.select [[OK]], [[NW]], [[OLDW]] : tensor<4x3xf32>
 // CHECK-NEXT:    mixprec.assign @w, [[KW]] : tensor<4x3xf32>
@@ -65,7 +65,7 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 // CHECK-NEXT:    mixprec.assign @train.w.momentum_buffer, [[KMW]] : tensor<4x3xf32>
 // CHECK-NEXT:    [[B:%.+]] = mixprec.read @b : tensor<4xf32>
 // CHECK-NEXT:    [[MB:%.+]] = mixprec.read @train.b.momentum_buffer : tensor<4xf32>
-// CHECK-NEXT:    [[NB:%[^,]+]], [[NMB:%.+]] = mixprec.sgd_update [[B]], [[UB]], [[LR]], [[MB]] {momentum = 9.000000e-01 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT:    [[NB:%[^,]+]], [[NMB:%.+]] = mixprec.sgd_update [[B]], [[UB]], [[LR]], [[MB]] {optimizer = #mixprec.sgd<momentum = 9.000000e-01>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
 // CHECK-NEXT:    [[OLDB:%.+]] = mixprec.read @b : tensor<4xf32>
 // CHECK-NEXT:    [[KB:%.+]] = mixprec.select [[OK]], [[NB]], [[OLDB]] : tensor<4xf32>
 // CHECK-NEXT:    mixprec.assign @b, [[KB]] : tensor<4xf32>
@@ -92,24 +92,24 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 // The scaler's buffers follow autodiff's, with their initializers: the
 // scale 2^16, the tracker 0, the hysteresis counter at `hysteresis`; no
 // step skipped yet, every gradient finite.
-// CHECK-NEXT:  mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @train.w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @train.b.momentum_buffer : tensor<4xf32> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @train.loss_scale : tensor<f32> = #mixprec.constant<6.553600e+04>
-// CHECK-NEXT:  mixprec.buffer @train.loss_scale_tracker : tensor<i32> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @train.loss_scale_hysteresis : tensor<i32> = #mixprec.constant<1.000000e+00>
-// CHECK-NEXT:  mixprec.buffer @train.skipped : tensor<i1> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @train.skipped_steps : tensor<i64> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @train.finite_gradients : tensor<2xi1> = #mixprec.ones
+// CHECK-NEXT:  mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros role step_count{{$}}
+// CHECK-NEXT:  mixprec.buffer @train.w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros role moment{{$}}
+// CHECK-NEXT:  mixprec.buffer @train.b.momentum_buffer : tensor<4xf32> = #mixprec.zeros role moment{{$}}
+// CHECK-NEXT:  mixprec.buffer @train.loss_scale : tensor<f32> = #mixprec.constant<6.553600e+04> role loss_scale{{$}}
+// CHECK-NEXT:  mixprec.buffer @train.loss_scale_tracker : tensor<i32> = #mixprec.zeros role loss_scale_tracker{{$}}
+// CHECK-NEXT:  mixprec.buffer @train.loss_scale_hysteresis : tensor<i32> = #mixprec.constant<1.000000e+00> role loss_scale_hysteresis{{$}}
+// CHECK-NEXT:  mixprec.buffer @train.skipped : tensor<i1> = #mixprec.zeros role skipped{{$}}
+// CHECK-NEXT:  mixprec.buffer @train.skipped_steps : tensor<i64> = #mixprec.zeros role skipped_steps{{$}}
+// CHECK-NEXT:  mixprec.buffer @train.finite_gradients : tensor<2xi1> = #mixprec.ones role finite_gradients{{$}}
 // CHECK-NEXT:  }
 
 // Options given on the command line reach the scaler's op and buffers.
 // OPTS-LABEL: func.func @train(
 // OPTS:         [[S:%.+]] = mixprec.read @train.loss_scale : tensor<f32>
 // OPTS:         mixprec.loss_scale_update [[S]], {{.*}} {backoff_factor = 2.500000e-01 : f64, growth_factor = 4.000000e+00 : f64, growth_interval = 10 : i64, hysteresis = 2 : i64, max_scale = 4.096000e+03 : f64, min_scale = 2.000000e+00 : f64}
-// OPTS:         mixprec.buffer @train.loss_scale : tensor<f32> = #mixprec.constant<1.024000e+03>
-// OPTS-NEXT:    mixprec.buffer @train.loss_scale_tracker : tensor<i32> = #mixprec.zeros
-// OPTS-NEXT:    mixprec.buffer @train.loss_scale_hysteresis : tensor<i32> = #mixprec.constant<2.000000e+00>
+// OPTS:         mixprec.buffer @train.loss_scale : tensor<f32> = #mixprec.constant<1.024000e+03> role loss_scale{{$}}
+// OPTS-NEXT:    mixprec.buffer @train.loss_scale_tracker : tensor<i32> = #mixprec.zeros role loss_scale_tracker{{$}}
+// OPTS-NEXT:    mixprec.buffer @train.loss_scale_hysteresis : tensor<i32> = #mixprec.constant<2.000000e+00> role loss_scale_hysteresis{{$}}
 
 // mode=static: the scale is a constant; no scaler state and no
 // loss_scale_update, but still the unscaling, the finite check, the guarded
@@ -133,12 +133,12 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<momentum = 0.9>
 // STATIC-NEXT:    mixprec.assign @train.finite_gradients, [[EACH]] : tensor<2xi1>
 // STATIC-NEXT:    return
 // STATIC-NEXT:  }
-// STATIC-NEXT:  mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros
-// STATIC-NEXT:  mixprec.buffer @train.w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros
-// STATIC-NEXT:  mixprec.buffer @train.b.momentum_buffer : tensor<4xf32> = #mixprec.zeros
-// STATIC-NEXT:  mixprec.buffer @train.skipped : tensor<i1> = #mixprec.zeros
-// STATIC-NEXT:  mixprec.buffer @train.skipped_steps : tensor<i64> = #mixprec.zeros
-// STATIC-NEXT:  mixprec.buffer @train.finite_gradients : tensor<2xi1> = #mixprec.ones
+// STATIC-NEXT:  mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros role step_count{{$}}
+// STATIC-NEXT:  mixprec.buffer @train.w.momentum_buffer : tensor<4x3xf32> = #mixprec.zeros role moment{{$}}
+// STATIC-NEXT:  mixprec.buffer @train.b.momentum_buffer : tensor<4xf32> = #mixprec.zeros role moment{{$}}
+// STATIC-NEXT:  mixprec.buffer @train.skipped : tensor<i1> = #mixprec.zeros role skipped{{$}}
+// STATIC-NEXT:  mixprec.buffer @train.skipped_steps : tensor<i64> = #mixprec.zeros role skipped_steps{{$}}
+// STATIC-NEXT:  mixprec.buffer @train.finite_gradients : tensor<2xi1> = #mixprec.ones role finite_gradients{{$}}
 // STATIC-NEXT:  }
 
 // mode=none: autodiff's step as it was (and, through --implicit-check-not,
@@ -228,7 +228,7 @@ mixprec.train_step @step forward @loss optimizer #mixprec.adamw<>
 // CHECK-NEXT:    [[W:%.+]] = mixprec.read @w : tensor<4x3xf32>
 // CHECK-NEXT:    [[M:%.+]] = mixprec.read @step.w.exp_avg : tensor<4x3xf32>
 // CHECK-NEXT:    [[V:%.+]] = mixprec.read @step.w.exp_avg_sq : tensor<4x3xf32>
-// CHECK-NEXT:    [[NW:%[^,]+]], [[NM:%[^,]+]], [[NV:%[^ ]+]] = mixprec.adam_update [[W]], [[U]], [[M]], [[V]], [[LR]], [[NEXT]] {decoupled = true, weight_decay = 1.000000e-02 : f64} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
+// CHECK-NEXT:    [[NW:%[^,]+]], [[NM:%[^,]+]], [[NV:%[^ ]+]] = mixprec.adam_update [[W]], [[U]], [[M]], [[V]], [[LR]], [[NEXT]] {optimizer = #mixprec.adamw<>} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
 // CHECK-NEXT:    [[OLDW:%.+]] = mixprec.read @w : tensor<4x3xf32>
 // CHECK-NEXT:    [[KW:%.+]] = mixprec.select [[OK]], [[NW]], [[OLDW]] : tensor<4x3xf32>
 // CHECK-NEXT:    mixprec.assign @w, [[KW]] : tensor<4x3xf32>
@@ -248,15 +248,15 @@ mixprec.train_step @step forward @loss optimizer #mixprec.adamw<>
 // CHECK-NEXT:    mixprec.assign @step.finite_gradients, [[EACH]] : tensor<1xi1>
 // CHECK-NEXT:    return
 // CHECK-NEXT:  }
-// CHECK-NEXT:  mixprec.buffer @step.step_count : tensor<i64> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @step.w.exp_avg : tensor<4x3xf32> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @step.w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @step.loss_scale : tensor<f32> = #mixprec.constant<6.553600e+04>
-// CHECK-NEXT:  mixprec.buffer @step.loss_scale_tracker : tensor<i32> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @step.loss_scale_hysteresis : tensor<i32> = #mixprec.constant<1.000000e+00>
-// CHECK-NEXT:  mixprec.buffer @step.skipped : tensor<i1> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @step.skipped_steps : tensor<i64> = #mixprec.zeros
-// CHECK-NEXT:  mixprec.buffer @step.finite_gradients : tensor<1xi1> = #mixprec.ones
+// CHECK-NEXT:  mixprec.buffer @step.step_count : tensor<i64> = #mixprec.zeros role step_count{{$}}
+// CHECK-NEXT:  mixprec.buffer @step.w.exp_avg : tensor<4x3xf32> = #mixprec.zeros role moment{{$}}
+// CHECK-NEXT:  mixprec.buffer @step.w.exp_avg_sq : tensor<4x3xf32> = #mixprec.zeros role moment{{$}}
+// CHECK-NEXT:  mixprec.buffer @step.loss_scale : tensor<f32> = #mixprec.constant<6.553600e+04> role loss_scale{{$}}
+// CHECK-NEXT:  mixprec.buffer @step.loss_scale_tracker : tensor<i32> = #mixprec.zeros role loss_scale_tracker{{$}}
+// CHECK-NEXT:  mixprec.buffer @step.loss_scale_hysteresis : tensor<i32> = #mixprec.constant<1.000000e+00> role loss_scale_hysteresis{{$}}
+// CHECK-NEXT:  mixprec.buffer @step.skipped : tensor<i1> = #mixprec.zeros role skipped{{$}}
+// CHECK-NEXT:  mixprec.buffer @step.skipped_steps : tensor<i64> = #mixprec.zeros role skipped_steps{{$}}
+// CHECK-NEXT:  mixprec.buffer @step.finite_gradients : tensor<1xi1> = #mixprec.ones role finite_gradients{{$}}
 
 // STATIC-LABEL: func.func @step(
 // STATIC:         mixprec.assign @running, {{%[^ ]+}} : tensor<3xf32>
@@ -297,7 +297,7 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
 // CHECK-NEXT:    [[U:%.+]] = mixprec.mul [[G]], [[INV]] : tensor<f32>, tensor<f32>
 // CHECK-NEXT:    [[OK:%[^,]+]], [[EACH:%.+]] = mixprec.all_finite [[U]] : tensor<f32>
 // CHECK:         [[T:%.+]] = mixprec.read @t : tensor<f32>
-// CHECK-NEXT:    [[NT:%.+]] = mixprec.sgd_update [[T]], [[U]], {{%[^ ]+}} : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT:    [[NT:%.+]] = mixprec.sgd_update [[T]], [[U]], {{%[^ ]+}} {optimizer = #mixprec.sgd<>} : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
 // CHECK-NEXT:    [[OLDT:%.+]] = mixprec.read @t : tensor<f32>
 // CHECK-NEXT:    [[KT:%.+]] = mixprec.select [[OK]], [[NT]], [[OLDT]] : tensor<f32>
 // CHECK-NEXT:    mixprec.assign @t, [[KT]] : tensor<f32>
@@ -310,7 +310,7 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
 // CLIP-NEXT:    [[NORM:%.+]] = mixprec.sqrt [[SQ]] : tensor<f32>
 // CLIP:         [[COEF:%.+]] = mixprec.minimum
 // CLIP-NEXT:    [[C:%.+]] = mixprec.mul [[U]], [[COEF]] : tensor<f32>, tensor<f32>
-// CLIP:         mixprec.sgd_update {{%[^,]+}}, [[C]], {{%[^ ]+}} : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
+// CLIP:         mixprec.sgd_update {{%[^,]+}}, [[C]], {{%[^ ]+}} {optimizer = #mixprec.sgd<>} : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
 
 // -----
 

@@ -1,9 +1,9 @@
 // RUN: mixprec-opt %s --mixprec-autodiff --mixprec-memory-report -o /dev/null 2>&1 | FileCheck %s
 
 // Adam's two moments are optimizer state, found through the update's
-// operands; the step's own buffer @step.step_count through the step's name.
-// @stats.seen has a '.' in its name but is model state (a running
-// statistic the forward assigns), so it counts as a buffer. Worked out by
+// operands; the step's own buffer @step.step_count through its role.
+// @stats.seen has a '.' in its name but no role: it is model state (a
+// running statistic the forward assigns), so it counts as a buffer. Worked out by
 // hand on the step after --mixprec-autodiff:
 //   parameters: w 2x3 f32 = 24 (1); working copies: none
 //   gradients: dL/dw 2x3 f32 = 24 (1)

@@ -49,8 +49,9 @@ void MixprecDialect::registerAttributes() {
 // Initializers
 //===----------------------------------------------------------------------===//
 
-LogicalResult NormalInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                     APFloat mean, APFloat std, uint64_t seed) {
+LogicalResult
+NormalInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       APFloat mean, APFloat std, uint64_t seed) {
   if (!(std.convertToDouble() > 0.0))
     return emitError() << "normal initializer needs std > 0, got "
                        << std.convertToDouble();
@@ -69,8 +70,9 @@ UniformInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 /// Xavier and Kaiming compute fans from dims 0 and 1 (and the receptive
 /// field), as PyTorch does, so they need rank >= 2.
-static LogicalResult verifyHasFans(StringRef name, RankedTensorType type,
-                                   function_ref<InFlightDiagnostic()> emitError) {
+static LogicalResult
+verifyHasFans(StringRef name, RankedTensorType type,
+              function_ref<InFlightDiagnostic()> emitError) {
   if (type.getRank() >= 2)
     return success();
   return emitError() << name << " needs a tensor of rank >= 2 to compute fans, "
@@ -121,10 +123,6 @@ LogicalResult SGDAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return verifyWeightDecay(weightDecay.convertToDouble(), emitError);
 }
 
-unsigned SGDAttr::getNumMoments() const {
-  return getMomentum().convertToDouble() > 0.0 ? 1 : 0;
-}
-
 static LogicalResult
 verifyAdamFamily(function_ref<InFlightDiagnostic()> emitError,
                  APFloat beta1Value, APFloat beta2Value, APFloat epsValue,
@@ -147,12 +145,8 @@ LogicalResult AdamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return verifyAdamFamily(emitError, beta1, beta2, eps, weightDecay);
 }
 
-unsigned AdamAttr::getNumMoments() const { return 2; }
-
 LogicalResult AdamWAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 APFloat beta1, APFloat beta2, APFloat eps,
                                 APFloat weightDecay, bool decayNormAndBias) {
   return verifyAdamFamily(emitError, beta1, beta2, eps, weightDecay);
 }
-
-unsigned AdamWAttr::getNumMoments() const { return 2; }

@@ -17,7 +17,52 @@ LogicalResult ParameterOp::verify() {
   return verifyInitializer(*this, getType(), getInitializer());
 }
 
+/// A role fixes its buffer's type: the runtime and the passes read the step
+/// count as i64, the loss scale as f32, the scaler's counters as i32.
+static LogicalResult verifyRoleType(BufferOp buffer, StateRole role) {
+  auto type = cast<RankedTensorType>(buffer.getType());
+  Type element = type.getElementType();
+  bool scalar = type.getRank() == 0;
+  bool matches = false;
+  StringRef expected;
+  switch (role) {
+  case StateRole::StepCount:
+  case StateRole::SkippedSteps:
+    matches = scalar && element.isSignlessInteger(64);
+    expected = "tensor<i64>";
+    break;
+  case StateRole::Moment:
+    matches = element.isF32();
+    expected = "an f32 tensor";
+    break;
+  case StateRole::LossScale:
+    matches = scalar && element.isF32();
+    expected = "tensor<f32>";
+    break;
+  case StateRole::LossScaleTracker:
+  case StateRole::LossScaleHysteresis:
+    matches = scalar && element.isSignlessInteger(32);
+    expected = "tensor<i32>";
+    break;
+  case StateRole::Skipped:
+    matches = scalar && element.isSignlessInteger(1);
+    expected = "tensor<i1>";
+    break;
+  case StateRole::FiniteGradients:
+    matches = type.getRank() == 1 && element.isSignlessInteger(1);
+    expected = "a 1-d tensor of i1";
+    break;
+  }
+  if (matches)
+    return success();
+  return buffer.emitOpError("a ") << stringifyStateRole(role) << " buffer is "
+                                  << expected << ", got " << type;
+}
+
 LogicalResult BufferOp::verify() {
+  if (std::optional<StateRole> role = getRole())
+    if (failed(verifyRoleType(*this, *role)))
+      return failure();
   if (cast<RankedTensorType>(getType()).getElementType().isInteger()) {
     // Counters start from an exact integer; random draws make no sense.
     auto constant = dyn_cast<ConstantInitAttr>(getInitializer());

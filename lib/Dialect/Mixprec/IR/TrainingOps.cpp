@@ -4,7 +4,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mixprec;
@@ -110,41 +112,72 @@ LogicalResult AllFiniteOp::verify() {
   return success();
 }
 
-LogicalResult LossScaleUpdateOp::verify() {
-  double growth = getGrowthFactor().convertToDouble();
-  double backoff = getBackoffFactor().convertToDouble();
-  double minScale = getMinScale().convertToDouble();
-  double maxScale = getMaxScale().convertToDouble();
+LogicalResult
+mixprec::verifyLossScaleParameters(function_ref<InFlightDiagnostic()> emitError,
+                                   const LossScaleParameters &parameters,
+                                   LossScaleNaming naming) {
+  // The op's attributes are `growth_factor`, the pass's options
+  // `growth-factor`.
+  auto name = [naming](StringRef attribute) {
+    std::string spelled = attribute.str();
+    if (naming == LossScaleNaming::PassOptions)
+      std::replace(spelled.begin(), spelled.end(), '_', '-');
+    return spelled;
+  };
+  double growth = parameters.growthFactor;
   if (!(growth > 1.0 && std::isfinite(growth)))
-    return emitOpError("growth_factor must be finite and > 1, got ") << growth;
+    return emitError() << name("growth_factor")
+                       << " must be finite and > 1, got " << growth;
+  double backoff = parameters.backoffFactor;
   if (!(backoff > 0.0 && backoff < 1.0))
-    return emitOpError("backoff_factor must be in (0, 1), got ") << backoff;
-  int64_t interval = getGrowthIntervalAttr().getInt();
-  if (interval < 1)
-    return emitOpError("growth_interval must be >= 1, got ") << interval;
-  int64_t hysteresis = getHysteresisAttr().getInt();
-  if (hysteresis < 1)
-    return emitOpError("hysteresis must be >= 1, got ") << hysteresis;
+    return emitError() << name("backoff_factor") << " must be in (0, 1), got "
+                       << backoff;
+  // The tracker and the hysteresis count are i32 state.
+  int64_t i32Max = std::numeric_limits<int32_t>::max();
+  for (auto [attribute, count] :
+       {std::pair<StringRef, int64_t>{"growth_interval",
+                                      parameters.growthInterval},
+        {"hysteresis", parameters.hysteresis}})
+    if (count < 1 || count > i32Max)
+      return emitError() << name(attribute) << " must be in [1, 2^31), got "
+                         << count;
+  double minScale = parameters.minScale, maxScale = parameters.maxScale;
   if (!(minScale > 0.0 && minScale <= maxScale && std::isfinite(maxScale)))
-    return emitOpError("need 0 < min_scale <= max_scale < inf, got ")
-           << minScale << " and " << maxScale;
+    return emitError() << "need 0 < " << name("min_scale")
+                       << " <= " << name("max_scale") << " < inf, got "
+                       << minScale << " and " << maxScale;
   return success();
 }
 
-static LogicalResult verifyWeightDecay(Operation *op, double weightDecay) {
-  if (weightDecay >= 0.0 && std::isfinite(weightDecay))
-    return success();
-  return op->emitOpError("weight_decay must be finite and >= 0, got ")
-         << weightDecay;
+LogicalResult LossScaleUpdateOp::verify() {
+  LossScaleParameters parameters{
+      getGrowthFactor().convertToDouble(), getBackoffFactor().convertToDouble(),
+      getGrowthIntervalAttr().getInt(),    getHysteresisAttr().getInt(),
+      getMinScale().convertToDouble(),     getMaxScale().convertToDouble()};
+  return verifyLossScaleParameters([this] { return emitOpError(); }, parameters,
+                                   LossScaleNaming::Attributes);
 }
 
-/// The gradient reaches the update in the parameter's type: master-weight
-/// training casts it to f32 first.
-static LogicalResult verifyGradient(Operation *op, Value param, Value grad) {
-  if (param.getType() == grad.getType())
-    return success();
-  return op->emitOpError("grad type ")
-         << grad.getType() << " must match the parameter's " << param.getType();
+//===----------------------------------------------------------------------===//
+// Optimizer updates
+//===----------------------------------------------------------------------===//
+
+/// What every update op checks against its optimizer attribute, whose own
+/// verifier has checked the hyper-parameters: the gradient reaches the
+/// update in the parameter's type (master-weight training casts it to f32
+/// first), and the weight decay is the parameter's already.
+static LogicalResult verifyUpdate(OptimizerUpdateOpInterface update,
+                                  OptimizerAttrInterface optimizer) {
+  Value param = update.getParam(), grad = update.getGrad();
+  if (param.getType() != grad.getType())
+    return update->emitOpError("grad type ")
+           << grad.getType() << " must match the parameter's "
+           << param.getType();
+  if (optimizer.getDecayNormAndBias())
+    return update->emitOpError(
+        "takes its parameter's weight_decay; decay_norm_and_bias = true "
+        "belongs to a train step's optimizer");
+  return success();
 }
 
 static LogicalResult verifyMomentShape(Operation *op, Value param, Value moment,
@@ -157,22 +190,12 @@ static LogicalResult verifyMomentShape(Operation *op, Value param, Value moment,
 }
 
 LogicalResult SGDUpdateOp::verify() {
-  if (failed(verifyGradient(*this, getParam(), getGrad())))
-    return failure();
-  double momentum = getMomentum().convertToDouble();
-  double dampening = getDampening().convertToDouble();
-  if (!(momentum >= 0.0 && std::isfinite(momentum)))
-    return emitOpError("momentum must be finite and >= 0, got ") << momentum;
-  if (!(dampening >= 0.0 && dampening <= 1.0))
-    return emitOpError("dampening must be in [0, 1], got ") << dampening;
-  if (getNesterov() && (momentum == 0.0 || dampening != 0.0))
-    return emitOpError("nesterov needs momentum > 0 and dampening = 0");
-  if (failed(verifyWeightDecay(*this, getWeightDecay().convertToDouble())))
+  if (failed(verifyUpdate(*this, getOptimizer())))
     return failure();
   if (getParamOut().getType() != getParam().getType())
     return emitOpError("param_out type must match the parameter's");
   Value buffer = getMomentumBuffer();
-  if ((momentum > 0.0) != bool(buffer))
+  if ((getOptimizer().getMomentum().convertToDouble() > 0.0) != bool(buffer))
     return emitOpError("a momentum buffer is given iff momentum > 0");
   if (bool(buffer) != bool(getMomentumBufferOut()))
     return emitOpError("momentum_buffer_out is returned iff a momentum buffer "
@@ -184,17 +207,95 @@ LogicalResult SGDUpdateOp::verify() {
   return verifyMomentShape(*this, getParam(), buffer, "momentum buffer");
 }
 
+OperandRange SGDUpdateOp::getMoments() {
+  return getOperation()->getOperands().drop_front(3);
+}
+
+ResultRange SGDUpdateOp::getMomentsOut() {
+  return getOperation()->getResults().drop_front();
+}
+
 LogicalResult AdamUpdateOp::verify() {
-  if (failed(verifyGradient(*this, getParam(), getGrad())) ||
-      failed(verifyMomentShape(*this, getParam(), getExpAvg(), "exp_avg")))
+  if (failed(verifyUpdate(*this, cast<OptimizerAttrInterface>(getOptimizer()))))
     return failure();
-  double beta1 = getBeta1().convertToDouble();
-  double beta2 = getBeta2().convertToDouble();
-  double eps = getEps().convertToDouble();
-  if (!(beta1 >= 0.0 && beta1 < 1.0) || !(beta2 >= 0.0 && beta2 < 1.0))
-    return emitOpError("beta1 and beta2 must be in [0, 1), got ")
-           << beta1 << " and " << beta2;
-  if (!(eps > 0.0 && std::isfinite(eps)))
-    return emitOpError("eps must be finite and > 0, got ") << eps;
-  return verifyWeightDecay(*this, getWeightDecay().convertToDouble());
+  return verifyMomentShape(*this, getParam(), getExpAvg(), "exp_avg");
+}
+
+OperandRange AdamUpdateOp::getMoments() {
+  return getOperation()->getOperands().slice(2, 2);
+}
+
+ResultRange AdamUpdateOp::getMomentsOut() {
+  return getOperation()->getResults().drop_front();
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizers: the moments each keeps and the update it builds
+//===----------------------------------------------------------------------===//
+
+/// The result types of an update: the parameter's, then each moment's.
+static SmallVector<Type> updateResultTypes(Value param, ValueRange moments) {
+  SmallVector<Type> types{param.getType()};
+  llvm::append_range(types, moments.getTypes());
+  return types;
+}
+
+SmallVector<StringRef> SGDAttr::getMomentNames() const {
+  if (getMomentum().convertToDouble() > 0.0)
+    return {"momentum_buffer"};
+  return {};
+}
+
+OptimizerUpdateOpInterface SGDAttr::buildUpdate(OpBuilder &builder,
+                                                Location loc, Value param,
+                                                Value grad, ValueRange moments,
+                                                Value lr, Value stepCount,
+                                                bool decayed) const {
+  auto forParameter =
+      SGDAttr::get(getContext(), getMomentum(), getDampening(), getNesterov(),
+                   decayed ? getWeightDecay() : APFloat(0.0),
+                   /*decay_norm_and_bias=*/false);
+  Value buffer = moments.empty() ? Value() : moments.front();
+  return SGDUpdateOp::create(builder, loc, updateResultTypes(param, moments),
+                             param, grad, lr, buffer, forParameter);
+}
+
+/// Adam and AdamW keep the same moments and share one update op.
+template <typename AdamFamilyAttr>
+static AdamUpdateOp buildAdamUpdate(AdamFamilyAttr optimizer,
+                                    OpBuilder &builder, Location loc,
+                                    Value param, Value grad, ValueRange moments,
+                                    Value lr, Value stepCount, bool decayed) {
+  auto forParameter = AdamFamilyAttr::get(
+      optimizer.getContext(), optimizer.getBeta1(), optimizer.getBeta2(),
+      optimizer.getEps(), decayed ? optimizer.getWeightDecay() : APFloat(0.0),
+      /*decay_norm_and_bias=*/false);
+  return AdamUpdateOp::create(builder, loc, updateResultTypes(param, moments),
+                              param, grad, moments[0], moments[1], lr,
+                              stepCount, forParameter);
+}
+
+SmallVector<StringRef> AdamAttr::getMomentNames() const {
+  return {"exp_avg", "exp_avg_sq"};
+}
+
+OptimizerUpdateOpInterface AdamAttr::buildUpdate(OpBuilder &builder,
+                                                 Location loc, Value param,
+                                                 Value grad, ValueRange moments,
+                                                 Value lr, Value stepCount,
+                                                 bool decayed) const {
+  return buildAdamUpdate(*this, builder, loc, param, grad, moments, lr,
+                         stepCount, decayed);
+}
+
+SmallVector<StringRef> AdamWAttr::getMomentNames() const {
+  return {"exp_avg", "exp_avg_sq"};
+}
+
+OptimizerUpdateOpInterface
+AdamWAttr::buildUpdate(OpBuilder &builder, Location loc, Value param,
+                       Value grad, ValueRange moments, Value lr,
+                       Value stepCount, bool decayed) const {
+  return buildAdamUpdate(*this, builder, loc, param, grad, moments, lr,
+                         stepCount, decayed);
 }

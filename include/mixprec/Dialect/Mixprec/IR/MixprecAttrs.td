@@ -117,15 +117,34 @@ def Mixprec_KaimingNormalInitAttr
 // Optimizers
 //===----------------------------------------------------------------------===//
 
-def Mixprec_SGDAttr : Mixprec_Attr<"SGD", "sgd", [
-    Mixprec_OptimizerAttrInterface]> {
-  let extraClassDeclaration = "unsigned getNumMoments() const;";
+// An optimizer: its hyper-parameters' getters serve the interface; the
+// moments it keeps and the update op it builds are its own code.
+class Mixprec_OptimizerAttr<string name, string attrMnemonic,
+                            list<Trait> traits = [],
+                            string extraDeclaration = "">
+    : Mixprec_Attr<name, attrMnemonic,
+                   !listconcat(traits, [Mixprec_OptimizerAttrInterface])> {
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::llvm::StringRef> getMomentNames() const;
+    ::mixprec::OptimizerUpdateOpInterface
+    buildUpdate(::mlir::OpBuilder &builder, ::mlir::Location loc,
+                ::mlir::Value param, ::mlir::Value grad,
+                ::mlir::ValueRange moments, ::mlir::Value lr,
+                ::mlir::Value stepCount, bool decayed) const;
+  }] # extraDeclaration;
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Mixprec_SGDAttr : Mixprec_OptimizerAttr<"SGD", "sgd"> {
   let summary = "SGD with optional momentum, Nesterov momentum and L2 decay";
   let description = [{
     PyTorch's `torch.optim.SGD`: `g += wd * w; b = momentum * b + (1 - dampening) * g;
     w -= lr * (nesterov ? g + momentum * b : b)`. Weight decay skips
     parameters of rank <= 1 (biases, norm scales) unless
-    `decay_norm_and_bias = true` or the parameter says otherwise.
+    `decay_norm_and_bias = true` or the parameter says otherwise. On
+    `mixprec.sgd_update`, `weight_decay` is that parameter's decay and
+    `decay_norm_and_bias` is false.
 
     ```mlir
     #mixprec.sgd<momentum = 0.9, nesterov = true, weight_decay = 5.0e-4>
@@ -138,15 +157,16 @@ def Mixprec_SGDAttr : Mixprec_Attr<"SGD", "sgd", [
       Mixprec_F64Parameter<"L2 weight decay", "0.0">:$weight_decay,
       Mixprec_BoolParameter<"decay rank <= 1 parameters too",
                             "false">:$decay_norm_and_bias);
-  let assemblyFormat = "`<` struct(params) `>`";
-  let genVerifyDecl = 1;
 }
 
+// Adam's and AdamW's hyper-parameters; both update with `mixprec.adam_update`
+// (whose `weight_decay` is its parameter's, `decay_norm_and_bias` false).
 class Mixprec_AdamFamilyAttr<string name, string attrMnemonic,
-                             string defaultDecay>
-    : Mixprec_Attr<name, attrMnemonic, [
-        Mixprec_OptimizerAttrInterface]> {
-  let extraClassDeclaration = "unsigned getNumMoments() const;";
+                             string defaultDecay, bit decoupled>
+    : Mixprec_OptimizerAttr<name, attrMnemonic,
+        [Mixprec_AdamFamilyAttrInterface],
+        "bool isDecoupled() const { return " #
+            !if(decoupled, "true", "false") # "; }"> {
   let parameters = (ins
       Mixprec_F64Parameter<"decay of the first moment", "0.9">:$beta1,
       Mixprec_F64Parameter<"decay of the second moment", "0.999">:$beta2,
@@ -154,15 +174,15 @@ class Mixprec_AdamFamilyAttr<string name, string attrMnemonic,
       Mixprec_F64Parameter<"weight decay", defaultDecay>:$weight_decay,
       Mixprec_BoolParameter<"decay rank <= 1 parameters too",
                             "false">:$decay_norm_and_bias);
-  let assemblyFormat = "`<` struct(params) `>`";
-  let genVerifyDecl = 1;
 }
 
-def Mixprec_AdamAttr : Mixprec_AdamFamilyAttr<"Adam", "adam", "0.0"> {
+def Mixprec_AdamAttr : Mixprec_AdamFamilyAttr<"Adam", "adam", "0.0",
+                                              /*decoupled=*/0> {
   let summary = "Adam with bias correction; weight decay added to the gradient";
 }
 
-def Mixprec_AdamWAttr : Mixprec_AdamFamilyAttr<"AdamW", "adamw", "0.01"> {
+def Mixprec_AdamWAttr : Mixprec_AdamFamilyAttr<"AdamW", "adamw", "0.01",
+                                               /*decoupled=*/1> {
   let summary = "Adam with bias correction and decoupled weight decay";
 }
 

@@ -60,4 +60,19 @@ def Mixprec_GeluApproximation : Mixprec_I32Enum<"GeluApproximation",
 def Mixprec_GeluApproximationAttr : Mixprec_EnumAttr<Mixprec_GeluApproximation,
                                                      "gelu_approximation">;
 
+// Names stay what the runtime and checkpoints look up (`<step>.step_count`);
+// the role says what a buffer holds without parsing its name.
+def Mixprec_StateRole : Mixprec_I32Enum<"StateRole",
+    "what a buffer that a train step owns holds", [
+      I32EnumAttrCase<"StepCount", 0, "step_count">,
+      I32EnumAttrCase<"Moment", 1, "moment">,
+      I32EnumAttrCase<"LossScale", 2, "loss_scale">,
+      I32EnumAttrCase<"LossScaleTracker", 3, "loss_scale_tracker">,
+      I32EnumAttrCase<"LossScaleHysteresis", 4, "loss_scale_hysteresis">,
+      I32EnumAttrCase<"Skipped", 5, "skipped">,
+      I32EnumAttrCase<"SkippedSteps", 6, "skipped_steps">,
+      I32EnumAttrCase<"FiniteGradients", 7, "finite_gradients">
+    ]>;
+def Mixprec_StateRoleAttr : Mixprec_EnumAttr<Mixprec_StateRole, "state_role">;
+
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECENUMS_TD

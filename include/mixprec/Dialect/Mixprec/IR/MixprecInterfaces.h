@@ -4,6 +4,7 @@
 #define MIXPREC_DIALECT_MIXPREC_IR_MIXPRECINTERFACES_H
 
 #include "mlir/IR/Attributes.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpDefinition.h"
@@ -35,7 +36,9 @@ class KeepsTypes : public mlir::OpTrait::TraitBase<ConcreteType, KeepsTypes> {};
 
 } // namespace mixprec
 
-#include "mixprec/Dialect/Mixprec/IR/MixprecAttrInterfaces.h.inc"
+// Op interfaces first: an optimizer attribute builds its update op.
 #include "mixprec/Dialect/Mixprec/IR/MixprecOpInterfaces.h.inc"
+
+#include "mixprec/Dialect/Mixprec/IR/MixprecAttrInterfaces.h.inc"
 
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECINTERFACES_H

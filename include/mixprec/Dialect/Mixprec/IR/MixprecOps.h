@@ -54,6 +54,25 @@ llvm::LogicalResult verifyAxis(mlir::Operation *op, int64_t axis, int64_t rank);
 /// Fails, reporting on `op`, unless `eps` is finite and > 0.
 llvm::LogicalResult verifyEpsilon(mlir::Operation *op, double eps);
 
+/// The parameters of the dynamic loss-scale rule (docs/design.md §1).
+struct LossScaleParameters {
+  double growthFactor, backoffFactor;
+  int64_t growthInterval, hysteresis;
+  double minScale, maxScale;
+};
+
+/// How loss-scale diagnostics name the parameters: as the attributes of
+/// `mixprec.loss_scale_update` (`growth_factor`) or as the options of
+/// `--mixprec-loss-scaling` (`growth-factor`).
+enum class LossScaleNaming { Attributes, PassOptions };
+
+/// The one check of the loss-scale rule's parameters, for the op and the
+/// pass: growth factor finite and > 1, backoff factor in (0, 1), growth
+/// interval and hysteresis in [1, 2^31), 0 < min scale <= max scale < inf.
+llvm::LogicalResult verifyLossScaleParameters(
+    llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+    const LossScaleParameters &parameters, LossScaleNaming naming);
+
 /// Whether `op` is a contraction (matmul, batch_matmul, linear, conv2d: the
 /// tensor-core category by default), whose result may be its inputs' type or
 /// f32, its accumulator's.

@@ -184,15 +184,22 @@ def Mixprec_BufferOp : Mixprec_StateDeclOp<"buffer"> {
     with `mixprec.assign`. Integer buffers (counters such as the optimizer's
     step count) start from `zeros`, `ones` or an integral `constant`.
 
+    A buffer that a train step owns (its step count, optimizer moments,
+    loss-scale state and skip reports) carries its `role`, which fixes its
+    type: passes find such state by role, not by name.
+
     ```mlir
     mixprec.buffer @bn1_mean : tensor<8xf32> = #mixprec.zeros
-    mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros
+    mixprec.buffer @train.step_count : tensor<i64> = #mixprec.zeros role step_count
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<Mixprec_StateTensor>:$type,
-                       Mixprec_InitializerAttrInterface:$initializer);
-  let assemblyFormat = "$sym_name `:` $type `=` $initializer attr-dict";
+                       Mixprec_InitializerAttrInterface:$initializer,
+                       OptionalAttr<Mixprec_StateRoleAttr>:$role);
+  let assemblyFormat = [{
+    $sym_name `:` $type `=` $initializer (`role` $role^)? attr-dict
+  }];
 }
 
 def Mixprec_ReadOp : Mixprec_Op<"read", Mixprec_FollowCategory, [

@@ -116,7 +116,10 @@ def Mixprec_LossScaleUpdateOp : Mixprec_Op<"loss_scale_update",
     `scale = max(scale * backoff_factor, min_scale)`; on a clean step
     `tracker += 1`, and at `growth_interval` the scale grows by
     `growth_factor` (capped at `max_scale`, kept if not finite), `tracker`
-    resets and `hysteresis_left = hysteresis`.
+    resets and `hysteresis_left = hysteresis`. The parameters follow the
+    rule `--mixprec-loss-scaling` checks its options with
+    (`verifyLossScaleParameters`); `growth_interval` and `hysteresis` are
+    below 2^31, as the counters are i32.
 
     ```mlir
     %s2, %t2, %h2 = mixprec.loss_scale_update %s, %t, %h, %ok {growth_interval = 2000 : i64}
@@ -140,35 +143,45 @@ def Mixprec_LossScaleUpdateOp : Mixprec_Op<"loss_scale_update",
   let hasVerifier = 1;
 }
 
-def Mixprec_SGDUpdateOp : Mixprec_Op<"sgd_update", Mixprec_FP32Category, [
-    Mixprec_KeepsTypes, Pure]> {
+// An update op carries its optimizer attribute, whose verifier is the one
+// check of the hyper-parameters; the op checks its operands against it.
+class Mixprec_OptimizerUpdateOp<string mnemonic, list<Trait> traits = []>
+    : Mixprec_Op<mnemonic, Mixprec_FP32Category,
+                 !listconcat([Mixprec_KeepsTypes, Pure,
+                              DeclareOpInterfaceMethods<
+                                  Mixprec_OptimizerUpdateOpInterface,
+                                  ["getMoments", "getMomentsOut"]>],
+                             traits)> {
+  let hasVerifier = 1;
+}
+
+def Mixprec_SGDUpdateOp : Mixprec_OptimizerUpdateOp<"sgd_update"> {
   let summary = "one SGD step on one parameter";
   let description = [{
-    PyTorch's SGD: `g' = grad + weight_decay * param`; with momentum
+    PyTorch's SGD with the hyper-parameters of `optimizer`:
+    `g' = grad + weight_decay * param`; with momentum
     `buf = momentum * buf + (1 - dampening) * g'` and the step is
     `g' + momentum * buf` (nesterov) or `buf`; `param - lr * step`. The
     momentum buffer (f32, zero at the start) is given iff `momentum > 0`.
     PyTorch's first step sets `buf = g'`, which is the same when
-    `dampening = 0`.
+    `dampening = 0`. `weight_decay` is this parameter's (the train step
+    gives 0 to the parameters it does not decay), so
+    `decay_norm_and_bias` must be false.
 
     ```mlir
-    %w2, %b2 = mixprec.sgd_update %w, %g, %lr, %buf {momentum = 9.0e-01 : f64} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+    %w2, %b2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0.9>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
     ```
   }];
   let arguments = (ins Mixprec_FloatTensor:$param, Mixprec_FloatTensor:$grad,
                        Mixprec_F32Scalar:$lr,
                        Optional<Mixprec_F32Tensor>:$momentum_buffer,
-                       DefaultValuedAttr<F64Attr, "0.0">:$momentum,
-                       DefaultValuedAttr<F64Attr, "0.0">:$dampening,
-                       DefaultValuedAttr<BoolAttr, "false">:$nesterov,
-                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
+                       Mixprec_SGDAttr:$optimizer);
   let results = (outs Mixprec_FloatTensor:$param_out,
                       Optional<Mixprec_F32Tensor>:$momentum_buffer_out);
   let assemblyFormat = [{
     $param `,` $grad `,` $lr (`,` $momentum_buffer^)? attr-dict `:`
     functional-type(operands, results)
   }];
-  let hasVerifier = 1;
 }
 
 def Mixprec_IncrementOp : Mixprec_Op<"increment", Mixprec_FP32Category, [
@@ -187,27 +200,25 @@ def Mixprec_IncrementOp : Mixprec_Op<"increment", Mixprec_FP32Category, [
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Mixprec_AdamUpdateOp : Mixprec_Op<"adam_update", Mixprec_FP32Category, [
-    Mixprec_KeepsTypes, Pure, AllTypesMatch<["param", "param_out"]>,
+def Mixprec_AdamUpdateOp : Mixprec_OptimizerUpdateOp<"adam_update", [
+    AllTypesMatch<["param", "param_out"]>,
     AllTypesMatch<["exp_avg", "exp_avg_sq", "exp_avg_out", "exp_avg_sq_out"]>]> {
   let summary = "one Adam/AdamW step on one parameter, with bias correction";
   let description = [{
-    `step` is the optimizer step count after this step (>= 1).
-    `decoupled = true` is AdamW (`param *= 1 - lr * weight_decay`); otherwise
-    `weight_decay * param` is added to the gradient. The moments are f32.
+    `step` is the optimizer step count after this step (>= 1). With
+    `#mixprec.adamw` (decoupled) `param *= 1 - lr * weight_decay`; with
+    `#mixprec.adam` `weight_decay * param` is added to the gradient. The
+    moments are f32. `weight_decay` is this parameter's, so
+    `decay_norm_and_bias` must be false.
 
     ```mlir
-    %w2, %m2, %v2 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {decoupled = true, weight_decay = 1.0e-02 : f64} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+    %w2, %m2, %v2 = mixprec.adam_update %w, %g, %m, %v, %lr, %step {optimizer = #mixprec.adamw<>} : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
     ```
   }];
   let arguments = (ins Mixprec_FloatTensor:$param, Mixprec_FloatTensor:$grad,
                        Mixprec_F32Tensor:$exp_avg, Mixprec_F32Tensor:$exp_avg_sq,
                        Mixprec_F32Scalar:$lr, Mixprec_I64Scalar:$step,
-                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
-                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
-                       DefaultValuedAttr<F64Attr, "1.0e-8">:$eps,
-                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
-                       DefaultValuedAttr<BoolAttr, "false">:$decoupled);
+                       Mixprec_AdamFamilyAttrInterface:$optimizer);
   let results = (outs Mixprec_FloatTensor:$param_out,
                       Mixprec_F32Tensor:$exp_avg_out,
                       Mixprec_F32Tensor:$exp_avg_sq_out);
@@ -215,7 +226,6 @@ def Mixprec_AdamUpdateOp : Mixprec_Op<"adam_update", Mixprec_FP32Category, [
     $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $lr `,` $step attr-dict
     `:` type($param) `,` type($grad) `,` type($exp_avg)
   }];
-  let hasVerifier = 1;
 }
 
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECTRAININGOPS_TD
