@@ -7,6 +7,7 @@
 
 #include "Dtype.h"
 #include "ModelEntries.h"
+#include "OutParameters.h"
 #include "TypeText.h"
 
 #include <cstdarg>
@@ -136,31 +137,21 @@ mixprec_status mixprec_call_entry(const mixprec_model_entry *entry,
 }
 
 mixprec_status mixprec_num_functions(int32_t *count) {
-  if (!count)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "mixprec_num_functions: no place for the count");
-  *count = mixprec_model_num_entries;
-  return MIXPREC_OK;
+  return writeOut("mixprec_num_functions", "count", count,
+                  mixprec_model_num_entries);
 }
 
 mixprec_status mixprec_function_at(int32_t index,
                                    const mixprec_function **function) {
-  if (!function)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "mixprec_function_at: no place for the function");
-  if (index < 0 || index >= mixprec_model_num_entries)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "no function at index %d: the model has %d", index,
-                        mixprec_model_num_entries);
-  *function = &mixprec_model_entries[index].function;
-  return MIXPREC_OK;
+  return writeItemAt(
+      "mixprec_function_at", "function", index, mixprec_model_num_entries,
+      function, [](int32_t i) { return &mixprec_model_entries[i].function; });
 }
 
 mixprec_status mixprec_find_function(const char *name,
                                      const mixprec_function **function) {
   if (!function)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "mixprec_find_function: no place for the function");
+    return noPlaceFor("mixprec_find_function", "function");
   const mixprec_model_entry *entry = mixprec_find_entry(name);
   if (!entry)
     return mixprec_fail(MIXPREC_NOT_FOUND, "no function named '%s'",
@@ -204,24 +195,17 @@ __attribute__((weak)) mixprec_status mixprec_device_memory(int64_t *,
 }
 
 mixprec_status mixprec_dtype_size(mixprec_dtype dtype, size_t *bytes) {
-  if (!bytes)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "mixprec_dtype_size: no place for the size");
-  size_t size = mixprec::dtypeSize(dtype);
-  if (size == 0)
+  if (mixprec::dtypeSize(dtype) == 0)
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no dtype %d", int(dtype));
-  *bytes = size;
-  return MIXPREC_OK;
+  return writeOut("mixprec_dtype_size", "size", bytes,
+                  mixprec::dtypeSize(dtype));
 }
 
 mixprec_status mixprec_dtype_name(mixprec_dtype dtype, const char **name) {
-  if (!name)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "mixprec_dtype_name: no place for the name");
   if (mixprec::dtypeSize(dtype) == 0)
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no dtype %d", int(dtype));
-  *name = mixprec::dtypeName(dtype);
-  return MIXPREC_OK;
+  return writeOut("mixprec_dtype_name", "name", name,
+                  mixprec::dtypeName(dtype));
 }
 
 } // extern "C"

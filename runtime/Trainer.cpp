@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Dtype.h"
+#include "OutParameters.h"
 #include "TrainerState.h"
 #include "TypeText.h"
 
@@ -258,14 +259,13 @@ template <typename Stored, typename Value>
 mixprec_status
 readScalar(const char *entryPoint, const mixprec_trainer *trainer,
            int32_t mixprec_trainer::*field, Value absent, Value *value) {
-  if (!trainer || !value)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "%s: no trainer or no place for the value", entryPoint);
+  if (!trainer)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "%s: no trainer", entryPoint);
   int32_t index = trainer->*field;
-  *value = index < 0
-               ? absent
-               : Value(*static_cast<const Stored *>(trainer->state[index]));
-  return MIXPREC_OK;
+  return writeOut(
+      entryPoint, "value", value,
+      index < 0 ? absent
+                : Value(*static_cast<const Stored *>(trainer->state[index])));
 }
 
 } // namespace
@@ -273,24 +273,15 @@ readScalar(const char *entryPoint, const mixprec_trainer *trainer,
 extern "C" {
 
 mixprec_status mixprec_num_states(int32_t *count) {
-  if (!count)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "mixprec_num_states: no place for the count");
-  *count = mixprec_model_num_states;
-  return MIXPREC_OK;
+  return writeOut("mixprec_num_states", "count", count,
+                  mixprec_model_num_states);
 }
 
 mixprec_status mixprec_state_at(int32_t index,
                                 const mixprec_tensor_spec **spec) {
-  if (!spec)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "mixprec_state_at: no place for the spec");
-  if (index < 0 || index >= mixprec_model_num_states)
-    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "no parameter or buffer at index %d: the model has %d",
-                        index, mixprec_model_num_states);
-  *spec = mixprec_model_states[index].spec;
-  return MIXPREC_OK;
+  return writeItemAt("mixprec_state_at", "parameter or buffer", index,
+                     mixprec_model_num_states, spec,
+                     [](int32_t i) { return mixprec_model_states[i].spec; });
 }
 
 void mixprec_trainer_destroy(mixprec_trainer *trainer) {
@@ -460,37 +451,33 @@ mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
   return MIXPREC_OK;
 }
 
-mixprec_status mixprec_trainer_step_count(const mixprec_trainer *trainer,
-                                          int64_t *count) {
-  return readScalar<int64_t>("mixprec_trainer_step_count", trainer,
-                             &mixprec_trainer::stepCount, int64_t(0), count);
-}
+// The trainer's scalars: the entry point, the type it gives, the trainer's
+// index of the state tensor, the tensor's element type and the value when
+// the step has no such tensor.
+#define MIXPREC_TRAINER_SCALARS(X)                                             \
+  X(mixprec_trainer_step_count, int64_t, stepCount, int64_t, 0)                \
+  X(mixprec_trainer_loss_scale, float, lossScale, float, 1.0f)                 \
+  X(mixprec_trainer_skipped, int32_t, skipped, uint8_t, 0)                     \
+  X(mixprec_trainer_skipped_steps, int64_t, skippedSteps, int64_t, 0)
 
-mixprec_status mixprec_trainer_loss_scale(const mixprec_trainer *trainer,
-                                          float *scale) {
-  return readScalar<float>("mixprec_trainer_loss_scale", trainer,
-                           &mixprec_trainer::lossScale, 1.0f, scale);
-}
-
-mixprec_status mixprec_trainer_skipped(const mixprec_trainer *trainer,
-                                       int32_t *skipped) {
-  return readScalar<uint8_t>("mixprec_trainer_skipped", trainer,
-                             &mixprec_trainer::skipped, int32_t(0), skipped);
-}
-
-mixprec_status mixprec_trainer_skipped_steps(const mixprec_trainer *trainer,
-                                             int64_t *steps) {
-  return readScalar<int64_t>("mixprec_trainer_skipped_steps", trainer,
-                             &mixprec_trainer::skippedSteps, int64_t(0), steps);
-}
+#define MIXPREC_TRAINER_SCALAR_GETTER(entryPoint, Value, field, Stored,        \
+                                      absent)                                  \
+  mixprec_status entryPoint(const mixprec_trainer *trainer, Value *value) {    \
+    return readScalar<Stored, Value>(#entryPoint, trainer,                     \
+                                     &mixprec_trainer::field, absent, value);  \
+  }
+MIXPREC_TRAINER_SCALARS(MIXPREC_TRAINER_SCALAR_GETTER)
+#undef MIXPREC_TRAINER_SCALAR_GETTER
+#undef MIXPREC_TRAINER_SCALARS
 
 mixprec_status
 mixprec_trainer_nonfinite_parameter(const mixprec_trainer *trainer,
                                     int32_t index, const char **name) {
-  if (!trainer || !name)
+  if (!trainer)
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
-                        "mixprec_trainer_nonfinite_parameter: no trainer or "
-                        "no place for the name");
+                        "mixprec_trainer_nonfinite_parameter: no trainer");
+  if (!name)
+    return noPlaceFor("mixprec_trainer_nonfinite_parameter", "name");
   *name = nullptr;
   if (trainer->finiteGradients < 0 || index < 0)
     return MIXPREC_OK;

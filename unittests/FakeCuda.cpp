@@ -74,6 +74,16 @@ void count(const char *entryPoint) {
       ++counter.calls;
 }
 
+/// Points `*out` at the `field` (name or text) of the error `result`.
+CUresult describe(CUresult result, const char *ErrorText::*field,
+                  const char **out) {
+  const ErrorText *error = findError(result);
+  if (!error)
+    return CUDA_ERROR_INVALID_VALUE;
+  *out = error->*field;
+  return CUDA_SUCCESS;
+}
+
 } // namespace
 
 extern "C" {
@@ -247,19 +257,11 @@ CUresult cuLaunchKernel(void *, unsigned, unsigned, unsigned, unsigned,
 }
 CUresult cuGetErrorName(CUresult result, const char **name) {
   count(__func__);
-  const ErrorText *error = findError(result);
-  if (!error)
-    return CUDA_ERROR_INVALID_VALUE;
-  *name = error->name;
-  return CUDA_SUCCESS;
+  return describe(result, &ErrorText::name, name);
 }
 CUresult cuGetErrorString(CUresult result, const char **text) {
   count(__func__);
-  const ErrorText *error = findError(result);
-  if (!error)
-    return CUDA_ERROR_INVALID_VALUE;
-  *text = error->text;
-  return CUDA_SUCCESS;
+  return describe(result, &ErrorText::text, text);
 }
 
 } // extern "C"

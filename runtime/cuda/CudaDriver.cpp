@@ -189,29 +189,35 @@ mixprec_status makeCurrent(Driver *driver) {
   return MIXPREC_OK;
 }
 
-mixprec_status loadModule(Driver *driver, const void *image, Module *module) {
+/// Runs the driver call `call(api)` with the driver's context current; a
+/// failure of either is one of `what` (what the call does).
+template <typename Call>
+static mixprec_status inContext(Driver *driver, const char *what, Call call) {
   if (mixprec_status status = makeCurrent(driver))
     return status;
-  if (CUresult result = driver->api.moduleLoadData(module, image))
-    return fail(driver, result, "loading the GPU code");
+  if (CUresult result = call(driver->api))
+    return fail(driver, result, "%s", what);
   return MIXPREC_OK;
+}
+
+mixprec_status loadModule(Driver *driver, const void *image, Module *module) {
+  return inContext(driver, "loading the GPU code", [&](const Api &api) {
+    return api.moduleLoadData(module, image);
+  });
 }
 
 mixprec_status getFunction(Driver *driver, Module module, const char *name,
                            Function *kernel) {
-  if (mixprec_status status = makeCurrent(driver))
-    return status;
-  if (CUresult result = driver->api.moduleGetFunction(kernel, module, name))
-    return fail(driver, result, "finding kernel '%s'", name);
-  return MIXPREC_OK;
+  char what[256];
+  std::snprintf(what, sizeof(what), "finding kernel '%s'", name);
+  return inContext(driver, what, [&](const Api &api) {
+    return api.moduleGetFunction(kernel, module, name);
+  });
 }
 
 mixprec_status unloadModule(Driver *driver, Module module) {
-  if (mixprec_status status = makeCurrent(driver))
-    return status;
-  if (CUresult result = driver->api.moduleUnload(module))
-    return fail(driver, result, "unloading the GPU code");
-  return MIXPREC_OK;
+  return inContext(driver, "unloading the GPU code",
+                   [&](const Api &api) { return api.moduleUnload(module); });
 }
 
 mixprec_status loadKernel(Driver *driver, const void *image, const char *name,
@@ -221,38 +227,33 @@ mixprec_status loadKernel(Driver *driver, const void *image, const char *name,
   return getFunction(driver, *module, name, kernel);
 }
 
-/// The status of an allocation of `bytes` that returned `result`.
-static mixprec_status allocated(Driver *driver, CUresult result, size_t bytes) {
-  if (result == CUDA_SUCCESS)
-    return MIXPREC_OK;
-  return fail(driver, result, "allocating %zu bytes of GPU memory", bytes);
+/// Runs the allocation `call` of `bytes` with the driver's context current.
+template <typename Call>
+static mixprec_status allocateWith(Driver *driver, size_t bytes, Call call) {
+  char what[96];
+  std::snprintf(what, sizeof(what), "allocating %zu bytes of GPU memory",
+                bytes);
+  return inContext(driver, what, call);
 }
 
 mixprec_status allocate(Driver *driver, size_t bytes, DevicePointer *pointer) {
-  if (mixprec_status status = makeCurrent(driver))
-    return status;
-  return allocated(driver, driver->api.memAlloc(pointer, bytes ? bytes : 1),
-                   bytes);
+  return allocateWith(driver, bytes, [&](const Api &api) {
+    return api.memAlloc(pointer, bytes ? bytes : 1);
+  });
 }
 
 mixprec_status release(Driver *driver, DevicePointer pointer) {
-  if (mixprec_status status = makeCurrent(driver))
-    return status;
-  if (CUresult result = driver->api.memFree(pointer))
-    return fail(driver, result, "freeing GPU memory");
-  return MIXPREC_OK;
+  return inContext(driver, "freeing GPU memory",
+                   [&](const Api &api) { return api.memFree(pointer); });
 }
 
 mixprec_status allocateOnStream(Driver *driver, size_t bytes,
                                 DevicePointer *pointer) {
   if (!driver->streamOrdered)
     return allocate(driver, bytes, pointer);
-  if (mixprec_status status = makeCurrent(driver))
-    return status;
-  return allocated(
-      driver,
-      driver->api.memAllocAsync(pointer, bytes ? bytes : 1, driver->stream),
-      bytes);
+  return allocateWith(driver, bytes, [&](const Api &api) {
+    return api.memAllocAsync(pointer, bytes ? bytes : 1, driver->stream);
+  });
 }
 
 mixprec_status releaseOnStream(Driver *driver, DevicePointer pointer) {
@@ -262,70 +263,56 @@ mixprec_status releaseOnStream(Driver *driver, DevicePointer pointer) {
       return status;
     return release(driver, pointer);
   }
-  if (mixprec_status status = makeCurrent(driver))
-    return status;
-  if (CUresult result = driver->api.memFreeAsync(pointer, driver->stream))
-    return fail(driver, result, "freeing GPU memory");
-  return MIXPREC_OK;
+  return inContext(driver, "freeing GPU memory", [&](const Api &api) {
+    return api.memFreeAsync(pointer, driver->stream);
+  });
 }
 
 mixprec_status copyToDevice(Driver *driver, DevicePointer destination,
                             const void *source, size_t bytes) {
-  if (mixprec_status status = makeCurrent(driver))
-    return status;
-  if (CUresult result = driver->api.memcpyHtoDAsync(destination, source, bytes,
-                                                    driver->stream))
-    return fail(driver, result, "copying to the GPU");
-  return MIXPREC_OK;
+  return inContext(driver, "copying to the GPU", [&](const Api &api) {
+    return api.memcpyHtoDAsync(destination, source, bytes, driver->stream);
+  });
 }
 
 mixprec_status copyToHost(Driver *driver, void *destination,
                           DevicePointer source, size_t bytes) {
-  if (mixprec_status status = makeCurrent(driver))
+  if (mixprec_status status =
+          inContext(driver, "copying from the GPU", [&](const Api &api) {
+            return api.memcpyDtoHAsync(destination, source, bytes,
+                                       driver->stream);
+          }))
     return status;
-  const Api &api = driver->api;
-  if (CUresult result =
-          api.memcpyDtoHAsync(destination, source, bytes, driver->stream))
-    return fail(driver, result, "copying from the GPU");
   // The host reads the bytes next.
   return synchronize(driver);
 }
 
 mixprec_status copyOnStream(Driver *driver, void *destination,
                             const void *source, size_t bytes) {
-  if (mixprec_status status = makeCurrent(driver))
-    return status;
-  if (CUresult result =
-          driver->api.memcpyAsync(DevicePointer(destination),
-                                  DevicePointer(source), bytes, driver->stream))
-    return fail(driver, result, "copying GPU memory");
-  return MIXPREC_OK;
+  return inContext(driver, "copying GPU memory", [&](const Api &api) {
+    return api.memcpyAsync(DevicePointer(destination), DevicePointer(source),
+                           bytes, driver->stream);
+  });
 }
 
 mixprec_status fill(Driver *driver, DevicePointer destination, uint32_t value,
                     unsigned elementBytes, size_t count) {
-  if (mixprec_status status = makeCurrent(driver))
-    return status;
-  CUresult result =
-      elementBytes == 4
-          ? driver->api.memsetD32Async(destination, value, count,
-                                       driver->stream)
-          : driver->api.memsetD16Async(destination, uint16_t(value), count,
-                                       driver->stream);
-  if (result)
-    return fail(driver, result, "filling GPU memory");
-  return MIXPREC_OK;
+  return inContext(driver, "filling GPU memory", [&](const Api &api) {
+    return elementBytes == 4
+               ? api.memsetD32Async(destination, value, count, driver->stream)
+               : api.memsetD16Async(destination, uint16_t(value), count,
+                                    driver->stream);
+  });
 }
 
 mixprec_status reserveSharedMemory(Driver *driver, Function kernel,
                                    const char *name, unsigned bytes) {
-  if (mixprec_status status = makeCurrent(driver))
-    return status;
-  if (CUresult result = driver->api.funcSetAttribute(
-          kernel, kMaxDynamicSharedBytes, int(bytes)))
-    return fail(driver, result, "giving kernel '%s' %u bytes of shared memory",
-                name, bytes);
-  return MIXPREC_OK;
+  char what[256];
+  std::snprintf(what, sizeof(what),
+                "giving kernel '%s' %u bytes of shared memory", name, bytes);
+  return inContext(driver, what, [&](const Api &api) {
+    return api.funcSetAttribute(kernel, kMaxDynamicSharedBytes, int(bytes));
+  });
 }
 
 mixprec_status launch(Driver *driver, Function kernel, const char *name,
