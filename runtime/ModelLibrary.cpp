@@ -33,13 +33,20 @@ std::unique_ptr<ModelLibrary> ModelLibrary::open(const std::string &path,
     error = path + ": not a mixprec model: missing symbol mixprec_abi_version";
     return nullptr;
   }
-  auto *getApi = reinterpret_cast<const mixprec_api *(*)(uint32_t)>(
-      dlsym(handle, "mixprec_get_api"));
-  library->entryPoints = getApi ? getApi(MIXPREC_API_VERSION) : nullptr;
-  if (abiVersion() != MIXPREC_API_VERSION || !library->entryPoints) {
+  if (abiVersion() != MIXPREC_API_VERSION) {
     error = path + ": compiled for ABI version " +
             std::to_string(abiVersion()) + ", this tool speaks " +
             std::to_string(MIXPREC_API_VERSION);
+    return nullptr;
+  }
+  auto *getApi = reinterpret_cast<const mixprec_api *(*)(uint32_t)>(
+      dlsym(handle, "mixprec_get_api"));
+  library->entryPoints = getApi ? getApi(MIXPREC_API_VERSION) : nullptr;
+  if (!library->entryPoints) {
+    error = path +
+            ": not a mixprec model: no table of entry points of "
+            "version " +
+            std::to_string(MIXPREC_API_VERSION) + " (mixprec_get_api)";
     return nullptr;
   }
   return library;

@@ -94,9 +94,14 @@ class Model:
             raise ModelError("%s: not a mixprec model: missing symbol "
                              "mixprec_abi_version" % given,
                              ModelError.INVALID_ARGUMENT) from None
-        if self._api is None or version != abi.API_VERSION:
+        if version != abi.API_VERSION:
             raise ModelError("%s: ABI version %d, expected %d" % (
                 self.path, version, abi.API_VERSION))
+        if self._api is None:
+            raise ModelError("%s: not a mixprec model: no table of entry "
+                             "points of version %d (mixprec_get_api)"
+                             % (given, abi.API_VERSION),
+                             ModelError.INVALID_ARGUMENT)
         api = self._api
         self.functions = _Functions()
         # Handles for mixprec_call_function, by name.

@@ -1,8 +1,10 @@
 """The Python package's table of the C ABI (python/mixprec/abi.py) against
-the C header's list of entry points, and the table a compiled library hands
-out (mixprec_get_api)."""
+the C header's list of entry points; the table a compiled library hands out
+(mixprec_get_api) and calls by handle; a library of another version refused
+by mixprec-run and Python."""
 import ctypes
 import re
+import subprocess
 from ctypes import POINTER, c_char_p, c_float, c_int, c_int32, c_int64, \
     c_size_t, c_uint64, c_void_p
 
@@ -109,3 +111,41 @@ def test_calls_by_handle_reach_the_function(library):
     status = api.mixprec_call_function(foreign, tensors, 1, tensors, 1)
     assert status == mixprec.ModelError.INVALID_ARGUMENT
     assert b"is no function of this model" in api.mixprec_last_error()
+
+
+# (what the library says its version is, the version of the table it
+# hands out or None, how mixprec-run and Python refuse it)
+OTHER_VERSIONS = [
+    (2, None, "compiled for ABI version 2, this tool speaks 3",
+     "ABI version 2, expected 3"),
+    (4, 4, "compiled for ABI version 4, this tool speaks 3",
+     "ABI version 4, expected 3"),
+    (3, None, "not a mixprec model: no table of entry points of version 3 "
+     "(mixprec_get_api)", "not a mixprec model: no table of entry points "
+     "of version 3 (mixprec_get_api)"),
+]
+
+
+@pytest.mark.parametrize("version, table, by_tool, by_python", OTHER_VERSIONS)
+def test_a_library_of_another_version_is_refused(tmp_path, version, table,
+                                                 by_tool, by_python):
+    source = tmp_path / "other.c"
+    text = "#include <stdint.h>\n" \
+        "int32_t mixprec_abi_version(void) { return %d; }\n" % version
+    if table is not None:
+        text += ("const void *mixprec_get_api(uint32_t v) {\n"
+                 "  static int table;\n"
+                 "  return v == %d ? &table : 0;\n}\n" % table)
+    source.write_text(text)
+    library = tmp_path / "libother.so"
+    proc = subprocess.run(["cc", "-shared", "-fPIC", str(source), "-o",
+                           str(library)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    proc = subprocess.run([mixprec.tool_path("mixprec-run"), str(library),
+                           "--list"], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "%s: %s" % (library, by_tool) in proc.stderr, proc.stderr
+    with pytest.raises(mixprec.ModelError,
+                       match="^%s: %s$" % (re.escape(str(library)),
+                                           re.escape(by_python))):
+        mixprec.Model(library)
