@@ -40,6 +40,20 @@ protected:
   }
   std::string error() const { return mixprec_last_error(); }
 
+  /// Opens the driver and loads the kernel gemm_0 into `kernel`.
+  void openWithKernel(cuda::Function *kernel) {
+    ASSERT_EQ(cuda::open(0, &driver), MIXPREC_OK) << error();
+    cuda::Module module;
+    ASSERT_EQ(cuda::loadKernel(driver, "gemm_0", "gemm_0", &module, kernel),
+              MIXPREC_OK);
+  }
+
+  /// Launches `kernel` as `name` on one block of 32 threads.
+  mixprec_status launch(cuda::Function kernel, const char *name) {
+    unsigned grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
+    return cuda::launch(driver, kernel, name, grid, block, 0, nullptr);
+  }
+
   cuda::Driver *driver = nullptr;
 };
 
@@ -110,15 +124,10 @@ TEST_F(CudaDriverTest, MissingKernel) {
 }
 
 TEST_F(CudaDriverTest, LaunchErrorSurfacesAtSynchronize) {
-  ASSERT_EQ(cuda::open(0, &driver), MIXPREC_OK) << error();
+  cuda::Function kernel = nullptr;
+  ASSERT_NO_FATAL_FAILURE(openWithKernel(&kernel));
   setenv("FAKE_CUDA", "launch", 1);
-  cuda::Module module;
-  cuda::Function kernel;
-  ASSERT_EQ(cuda::loadKernel(driver, "gemm_0", "gemm_0", &module, &kernel),
-            MIXPREC_OK);
-  unsigned grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
-  ASSERT_EQ(cuda::launch(driver, kernel, "gemm_0", grid, block, 0, nullptr),
-            MIXPREC_OK);
+  ASSERT_EQ(launch(kernel, "gemm_0"), MIXPREC_OK);
   EXPECT_EQ(cuda::synchronize(driver), MIXPREC_DEVICE_ERROR);
   EXPECT_EQ(error(), "running kernel 'gemm_0': unspecified launch failure "
                      "(CUDA_ERROR_LAUNCH_FAILED, 719)");
@@ -127,19 +136,13 @@ TEST_F(CudaDriverTest, LaunchErrorSurfacesAtSynchronize) {
 // The fault of one of several kernels shows at the wait: the message names
 // the range; a wait forgets the kernels before it.
 TEST_F(CudaDriverTest, AFaultAfterSeveralLaunchesNamesThemAll) {
-  ASSERT_EQ(cuda::open(0, &driver), MIXPREC_OK) << error();
-  cuda::Module module;
-  cuda::Function kernel;
-  ASSERT_EQ(cuda::loadKernel(driver, "gemm_0", "gemm_0", &module, &kernel),
-            MIXPREC_OK);
-  unsigned grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
-  ASSERT_EQ(cuda::launch(driver, kernel, "early_0", grid, block, 0, nullptr),
-            MIXPREC_OK);
+  cuda::Function kernel = nullptr;
+  ASSERT_NO_FATAL_FAILURE(openWithKernel(&kernel));
+  ASSERT_EQ(launch(kernel, "early_0"), MIXPREC_OK);
   ASSERT_EQ(cuda::synchronize(driver), MIXPREC_OK) << error();
   setenv("FAKE_CUDA", "launch", 1);
   for (const char *name : {"gemm_0", "relu_1", "softmax_2"})
-    ASSERT_EQ(cuda::launch(driver, kernel, name, grid, block, 0, nullptr),
-              MIXPREC_OK);
+    ASSERT_EQ(launch(kernel, name), MIXPREC_OK);
   EXPECT_EQ(cuda::synchronize(driver), MIXPREC_DEVICE_ERROR);
   EXPECT_EQ(error(), "running kernels 'gemm_0' to 'softmax_2' (3 launches): "
                      "unspecified launch failure (CUDA_ERROR_LAUNCH_FAILED, "
