@@ -59,32 +59,30 @@ LogicalResult LinearOp::buildAdjoint(AdjointContext &context,
   context.accumulate(getWeight(),
                      context.matmul(g2, x2, true, false, type, false));
   if (Value bias = getBias())
-    context.accumulate(bias, ReduceSumOp::create(context.getBuilder(),
-                                                 context.getLoc(), g2,
-                                                 ArrayRef<int64_t>{0}));
+    context.accumulate(bias,
+                       context.create<ReduceSumOp>(g2, ArrayRef<int64_t>{0}));
   return success();
 }
 
 LogicalResult Conv2DOp::buildAdjoint(AdjointContext &context,
                                      ArrayRef<Value> resultGradients) {
   OpBuilder &b = context.getBuilder();
-  Location loc = context.getLoc();
   RankedTensorType inputType = getInput().getType();
   RankedTensorType weightType = getWeight().getType();
   Value gIn =
       context.castTo(resultGradients.front(), inputType.getElementType());
   context.accumulate(getInput(),
-                     Conv2DGradInputOp::create(
-                         b, loc, inputType, gIn, getWeight(), getStrideAttr(),
+                     context.create<Conv2DGradInputOp>(
+                         inputType, gIn, getWeight(), getStrideAttr(),
                          getPaddingAttr(), getDilationAttr(), getGroupsAttr(),
                          b.getDenseI64ArrayAttr(inputType.getShape())));
   context.accumulate(getWeight(),
-                     Conv2DGradWeightOp::create(
-                         b, loc, weightType, gIn, getInput(), getStrideAttr(),
+                     context.create<Conv2DGradWeightOp>(
+                         weightType, gIn, getInput(), getStrideAttr(),
                          getPaddingAttr(), getDilationAttr(), getGroupsAttr(),
                          b.getDenseI64ArrayAttr(weightType.getShape())));
   if (Value bias = getBias())
     context.accumulate(
-        bias, ReduceSumOp::create(b, loc, gIn, ArrayRef<int64_t>{0, 2, 3}));
+        bias, context.create<ReduceSumOp>(gIn, ArrayRef<int64_t>{0, 2, 3}));
   return success();
 }

@@ -33,36 +33,31 @@ LogicalResult AddOp::buildAdjoint(AdjointContext &context,
 
 LogicalResult SubOp::buildAdjoint(AdjointContext &context,
                                   ArrayRef<Value> resultGradients) {
-  OpBuilder &b = context.getBuilder();
   Value g = resultGradients.front();
   context.accumulateCast(getLhs(), g);
-  context.accumulateCast(getRhs(), NegOp::create(b, context.getLoc(), g));
+  context.accumulateCast(getRhs(), context.create<NegOp>(g));
   return success();
 }
 
 LogicalResult MulOp::buildAdjoint(AdjointContext &context,
                                   ArrayRef<Value> resultGradients) {
-  OpBuilder &b = context.getBuilder();
-  Location loc = context.getLoc();
   Value g = resultGradients.front();
   Type type = getType().getElementType();
   Value lhs = context.castTo(getLhs(), type);
   Value rhs = context.castTo(getRhs(), type);
-  context.accumulateCast(getLhs(), MulOp::create(b, loc, g, rhs));
-  context.accumulateCast(getRhs(), MulOp::create(b, loc, g, lhs));
+  context.accumulateCast(getLhs(), context.create<MulOp>(g, rhs));
+  context.accumulateCast(getRhs(), context.create<MulOp>(g, lhs));
   return success();
 }
 
 LogicalResult DivOp::buildAdjoint(AdjointContext &context,
                                   ArrayRef<Value> resultGradients) {
   // d(a/b) = g/b da - g*(a/b)/b db
-  OpBuilder &b = context.getBuilder();
-  Location loc = context.getLoc();
   Value g = resultGradients.front();
   Value rhs = context.castTo(getRhs(), getType().getElementType());
-  Value lhsGrad = DivOp::create(b, loc, g, rhs);
-  Value scaled = MulOp::create(b, loc, g, getResult());
-  Value rhsGrad = NegOp::create(b, loc, DivOp::create(b, loc, scaled, rhs));
+  Value lhsGrad = context.create<DivOp>(g, rhs);
+  Value scaled = context.create<MulOp>(g, getResult());
+  Value rhsGrad = context.create<NegOp>(context.create<DivOp>(scaled, rhs));
   context.accumulateCast(getLhs(), lhsGrad);
   context.accumulateCast(getRhs(), rhsGrad);
   return success();
@@ -75,8 +70,7 @@ static LogicalResult buildMinMaxAdjoint(OpTy op, AdjointContext &context,
   Type type = op.getType().getElementType();
   Value rhs = context.castTo(op.getRhs(), type);
   Value lhs = context.castTo(op.getLhs(), type);
-  auto grads =
-      GradOp::create(context.getBuilder(), context.getLoc(), g, lhs, rhs);
+  auto grads = context.create<GradOp>(g, lhs, rhs);
   context.accumulateCast(op.getLhs(), grads.getDlhs());
   context.accumulateCast(op.getRhs(), grads.getDrhs());
   return success();
@@ -97,19 +91,17 @@ LogicalResult MinimumOp::buildAdjoint(AdjointContext &context,
 LogicalResult PowOp::buildAdjoint(AdjointContext &context,
                                   ArrayRef<Value> resultGradients) {
   // d(a^b) = b a^(b-1) da + a^b ln(a) db
-  OpBuilder &b = context.getBuilder();
-  Location loc = context.getLoc();
   Value g = resultGradients.front();
   Type type = getType().getElementType();
   Value lhs = context.castTo(getLhs(), type);
   Value rhs = context.castTo(getRhs(), type);
   Value one = context.splat(1.0, cast<RankedTensorType>(rhs.getType()));
-  Value lower = SubOp::create(b, loc, rhs, one);
-  Value power = PowOp::create(b, loc, lhs, lower);
-  Value lhsGrad = MulOp::create(b, loc, g, MulOp::create(b, loc, rhs, power));
-  Value log = LogOp::create(b, loc, lhs);
+  Value lower = context.create<SubOp>(rhs, one);
+  Value power = context.create<PowOp>(lhs, lower);
+  Value lhsGrad = context.create<MulOp>(g, context.create<MulOp>(rhs, power));
+  Value log = context.create<LogOp>(lhs);
   Value rhsGrad =
-      MulOp::create(b, loc, g, MulOp::create(b, loc, getResult(), log));
+      context.create<MulOp>(g, context.create<MulOp>(getResult(), log));
   context.accumulateCast(getLhs(), lhsGrad);
   context.accumulateCast(getRhs(), rhsGrad);
   return success();
@@ -118,74 +110,63 @@ LogicalResult PowOp::buildAdjoint(AdjointContext &context,
 LogicalResult NegOp::buildAdjoint(AdjointContext &context,
                                   ArrayRef<Value> resultGradients) {
   context.accumulate(getInput(),
-                     NegOp::create(context.getBuilder(), context.getLoc(),
-                                   resultGradients.front()));
+                     context.create<NegOp>(resultGradients.front()));
   return success();
 }
 
 LogicalResult ExpOp::buildAdjoint(AdjointContext &context,
                                   ArrayRef<Value> resultGradients) {
-  context.accumulate(getInput(),
-                     MulOp::create(context.getBuilder(), context.getLoc(),
-                                   resultGradients.front(), getResult()));
+  context.accumulate(
+      getInput(), context.create<MulOp>(resultGradients.front(), getResult()));
   return success();
 }
 
 LogicalResult LogOp::buildAdjoint(AdjointContext &context,
                                   ArrayRef<Value> resultGradients) {
-  context.accumulate(getInput(),
-                     DivOp::create(context.getBuilder(), context.getLoc(),
-                                   resultGradients.front(), getInput()));
+  context.accumulate(
+      getInput(), context.create<DivOp>(resultGradients.front(), getInput()));
   return success();
 }
 
 LogicalResult SqrtOp::buildAdjoint(AdjointContext &context,
                                    ArrayRef<Value> resultGradients) {
   // d(sqrt x) = 1 / (2 y)
-  OpBuilder &b = context.getBuilder();
-  Location loc = context.getLoc();
   Value y = getResult();
-  Value twice = AddOp::create(b, loc, y, y);
+  Value twice = context.create<AddOp>(y, y);
   context.accumulate(getInput(),
-                     DivOp::create(b, loc, resultGradients.front(), twice));
+                     context.create<DivOp>(resultGradients.front(), twice));
   return success();
 }
 
 LogicalResult RsqrtOp::buildAdjoint(AdjointContext &context,
                                     ArrayRef<Value> resultGradients) {
   // d(x^-1/2) = -1/2 x^-3/2 = -1/2 y^3
-  OpBuilder &b = context.getBuilder();
-  Location loc = context.getLoc();
   Value y = getResult();
-  Value cube = MulOp::create(b, loc, y, MulOp::create(b, loc, y, y));
+  Value cube = context.create<MulOp>(y, context.create<MulOp>(y, y));
   Value half = context.splat(-0.5, getType());
-  Value scaled = MulOp::create(b, loc, resultGradients.front(), cube);
-  context.accumulate(getInput(), MulOp::create(b, loc, scaled, half));
+  Value scaled = context.create<MulOp>(resultGradients.front(), cube);
+  context.accumulate(getInput(), context.create<MulOp>(scaled, half));
   return success();
 }
 
 LogicalResult TanhOp::buildAdjoint(AdjointContext &context,
                                    ArrayRef<Value> resultGradients) {
   // d(tanh x) = 1 - y^2, as g - g y^2
-  OpBuilder &b = context.getBuilder();
-  Location loc = context.getLoc();
   Value g = resultGradients.front();
   Value y = getResult();
-  Value square = MulOp::create(b, loc, y, y);
-  Value scaled = MulOp::create(b, loc, g, square);
-  context.accumulate(getInput(), SubOp::create(b, loc, g, scaled));
+  Value square = context.create<MulOp>(y, y);
+  Value scaled = context.create<MulOp>(g, square);
+  context.accumulate(getInput(), context.create<SubOp>(g, scaled));
   return success();
 }
 
 LogicalResult SigmoidOp::buildAdjoint(AdjointContext &context,
                                       ArrayRef<Value> resultGradients) {
   // d(sigmoid x) = y - y^2
-  OpBuilder &b = context.getBuilder();
-  Location loc = context.getLoc();
   Value y = getResult();
-  Value slope = SubOp::create(b, loc, y, MulOp::create(b, loc, y, y));
+  Value slope = context.create<SubOp>(y, context.create<MulOp>(y, y));
   context.accumulate(getInput(),
-                     MulOp::create(b, loc, resultGradients.front(), slope));
+                     context.create<MulOp>(resultGradients.front(), slope));
   return success();
 }
 
@@ -194,46 +175,42 @@ LogicalResult SiluOp::buildAdjoint(AdjointContext &context,
   // d(x sigmoid(x)) = s (1 + x (1 - s)), s = sigmoid(x): in FP32 and rounded
   // once to the input's type, as PyTorch's silu_backward computes it.
   OpBuilder &b = context.getBuilder();
-  Location loc = context.getLoc();
   Type inputType = getType().getElementType();
   Type f32 = b.getF32Type();
   Value g = context.castTo(resultGradients.front(), f32);
   Value x = context.castTo(getInput(), f32);
-  Value s = SigmoidOp::create(b, loc, x);
+  Value s = context.create<SigmoidOp>(x);
   Value one = context.splat(1.0, getType().clone(f32));
-  Value complement = SubOp::create(b, loc, one, s);
-  Value xComplement = MulOp::create(b, loc, x, complement);
-  Value factor = AddOp::create(b, loc, one, xComplement);
-  Value gs = MulOp::create(b, loc, g, s);
-  Value dx = MulOp::create(b, loc, gs, factor);
+  Value complement = context.create<SubOp>(one, s);
+  Value xComplement = context.create<MulOp>(x, complement);
+  Value factor = context.create<AddOp>(one, xComplement);
+  Value gs = context.create<MulOp>(g, s);
+  Value dx = context.create<MulOp>(gs, factor);
   context.accumulate(getInput(), context.castTo(dx, inputType));
   return success();
 }
 
 LogicalResult ReluOp::buildAdjoint(AdjointContext &context,
                                    ArrayRef<Value> resultGradients) {
-  context.accumulate(getInput(),
-                     ReluGradOp::create(context.getBuilder(), context.getLoc(),
-                                        resultGradients.front(), getInput()));
+  context.accumulate(getInput(), context.create<ReluGradOp>(
+                                     resultGradients.front(), getInput()));
   return success();
 }
 
 LogicalResult GeluOp::buildAdjoint(AdjointContext &context,
                                    ArrayRef<Value> resultGradients) {
-  context.accumulate(getInput(),
-                     GeluGradOp::create(context.getBuilder(), context.getLoc(),
-                                        resultGradients.front(), getInput(),
-                                        getApproximateAttr()));
+  context.accumulate(
+      getInput(), context.create<GeluGradOp>(resultGradients.front(),
+                                             getInput(), getApproximateAttr()));
   return success();
 }
 
 LogicalResult DropoutOp::buildAdjoint(AdjointContext &context,
                                       ArrayRef<Value> resultGradients) {
   // The same Philox mask and scale.
-  context.accumulate(getInput(),
-                     DropoutOp::create(context.getBuilder(), context.getLoc(),
-                                       resultGradients.front(), getRng(),
-                                       getPAttr(), getStreamAttr(),
-                                       getTrainingAttr()));
+  context.accumulate(
+      getInput(),
+      context.create<DropoutOp>(resultGradients.front(), getRng(), getPAttr(),
+                                getStreamAttr(), getTrainingAttr()));
   return success();
 }

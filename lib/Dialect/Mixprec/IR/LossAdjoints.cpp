@@ -14,8 +14,7 @@ SoftmaxCrossEntropyOp::buildAdjoint(AdjointContext &context,
                                     ArrayRef<Value> resultGradients) {
   // The labels are integers: only the logits have a gradient.
   context.accumulate(getLogits(),
-                     SoftmaxCrossEntropyGradOp::create(
-                         context.getBuilder(), context.getLoc(),
+                     context.create<SoftmaxCrossEntropyGradOp>(
                          resultGradients.front(), getLogits(), getLabels(),
                          getReductionAttr(), getIgnoreIndexAttr()));
   return success();
@@ -24,19 +23,17 @@ SoftmaxCrossEntropyOp::buildAdjoint(AdjointContext &context,
 LogicalResult MseOp::buildAdjoint(AdjointContext &context,
                                   ArrayRef<Value> resultGradients) {
   // d/dx mean((x - t)^2) = 2 (x - t) / n
-  OpBuilder &b = context.getBuilder();
-  Location loc = context.getLoc();
   Value g = resultGradients.front();
   RankedTensorType type = getInput().getType();
   double scale = getReduction() == Reduction::Mean
                      ? 2.0 / std::max<int64_t>(type.getNumElements(), 1)
                      : 2.0;
-  Value diff = SubOp::create(b, loc, getInput(), getTarget());
+  Value diff = context.create<SubOp>(getInput(), getTarget());
   Value factor = context.splat(scale, cast<RankedTensorType>(g.getType()));
   Value seed =
-      BroadcastOp::create(b, loc, type, MulOp::create(b, loc, g, factor));
-  Value inputGrad = MulOp::create(b, loc, seed, diff);
+      context.create<BroadcastOp>(type, context.create<MulOp>(g, factor));
+  Value inputGrad = context.create<MulOp>(seed, diff);
   context.accumulate(getInput(), inputGrad);
-  context.accumulate(getTarget(), NegOp::create(b, loc, inputGrad));
+  context.accumulate(getTarget(), context.create<NegOp>(inputGrad));
   return success();
 }

@@ -13,19 +13,17 @@ using namespace mixprec;
 
 LogicalResult SoftmaxOp::buildAdjoint(AdjointContext &context,
                                       ArrayRef<Value> resultGradients) {
-  context.accumulate(
-      getInput(), SoftmaxGradOp::create(context.getBuilder(), context.getLoc(),
-                                        resultGradients.front(), getResult(),
-                                        getAxisAttr()));
+  context.accumulate(getInput(),
+                     context.create<SoftmaxGradOp>(resultGradients.front(),
+                                                   getResult(), getAxisAttr()));
   return success();
 }
 
 LogicalResult LogSoftmaxOp::buildAdjoint(AdjointContext &context,
                                          ArrayRef<Value> resultGradients) {
-  context.accumulate(getInput(),
-                     LogSoftmaxGradOp::create(
-                         context.getBuilder(), context.getLoc(),
-                         resultGradients.front(), getResult(), getAxisAttr()));
+  context.accumulate(
+      getInput(), context.create<LogSoftmaxGradOp>(resultGradients.front(),
+                                                   getResult(), getAxisAttr()));
   return success();
 }
 
@@ -37,9 +35,8 @@ LogicalResult LayerNormOp::buildAdjoint(AdjointContext &context,
     scale = context.splat(
         1.0, RankedTensorType::get(inputType.getShape().drop_front(getAxis()),
                                    inputType.getElementType()));
-  auto grads = LayerNormGradOp::create(context.getBuilder(), context.getLoc(),
-                                       resultGradients.front(), getInput(),
-                                       scale, getAxisAttr(), getEpsAttr());
+  auto grads = context.create<LayerNormGradOp>(
+      resultGradients.front(), getInput(), scale, getAxisAttr(), getEpsAttr());
   context.accumulate(getInput(), grads.getDx());
   if (getScale()) {
     context.accumulate(getScale(), grads.getDscale());
@@ -56,7 +53,6 @@ LogicalResult LayerNormOp::buildAdjoint(AdjointContext &context,
 static void buildInferenceAdjoint(BatchNormOp op, AdjointContext &context,
                                   ArrayRef<Value> grads) {
   OpBuilder &b = context.getBuilder();
-  Location loc = context.getLoc();
   Value mean = op.getRunningMean(), var = op.getRunningVar();
   if (grads[1])
     context.accumulate(mean, grads[1]);
@@ -77,33 +73,33 @@ static void buildInferenceAdjoint(BatchNormOp op, AdjointContext &context,
   auto spread = [&](Value perChannel) -> Value {
     Value channels =
         context.reshape(perChannel, RankedTensorType::get(channelShape, f32));
-    return BroadcastOp::create(b, loc, inputType.clone(f32), channels);
+    return context.create<BroadcastOp>(inputType.clone(f32), channels);
   };
   auto sum = [&](Value value) -> Value {
-    return ReduceSumOp::create(b, loc, value, dims);
+    return context.create<ReduceSumOp>(value, dims);
   };
 
   Value eps = context.splat(op.getEps().convertToDouble(), statsType);
-  Value rstd = RsqrtOp::create(b, loc, AddOp::create(b, loc, var, eps));
+  Value rstd = context.create<RsqrtOp>(context.create<AddOp>(var, eps));
   Value factor = rstd;
   if (Value scale = op.getScale())
-    factor = MulOp::create(b, loc, context.castTo(scale, f32), rstd);
+    factor = context.create<MulOp>(context.castTo(scale, f32), rstd);
   Value g32 = context.castTo(g, f32);
-  Value dx = MulOp::create(b, loc, g32, spread(factor));
+  Value dx = context.create<MulOp>(g32, spread(factor));
   context.accumulate(op.getInput(),
                      context.castTo(dx, inputType.getElementType()));
   Value rstdSpread = spread(rstd);
   Value meanSpread = spread(mean);
   Value x32 = context.castTo(op.getInput(), f32);
-  Value centered = SubOp::create(b, loc, x32, meanSpread);
-  Value xhat = MulOp::create(b, loc, centered, rstdSpread);
-  Value sumGXhat = sum(MulOp::create(b, loc, g32, xhat));
+  Value centered = context.create<SubOp>(x32, meanSpread);
+  Value xhat = context.create<MulOp>(centered, rstdSpread);
+  Value sumGXhat = sum(context.create<MulOp>(g32, xhat));
   // dmean = -sum(dx); dvar = -1/2 * scale * rstd^3 * sum(g * (x - mean)).
-  context.accumulate(mean, NegOp::create(b, loc, sum(dx)));
+  context.accumulate(mean, context.create<NegOp>(sum(dx)));
   Value minusHalf = context.splat(-0.5, statsType);
-  Value cube = MulOp::create(b, loc, factor, rstd);
-  Value scaled = MulOp::create(b, loc, sumGXhat, cube);
-  context.accumulate(var, MulOp::create(b, loc, scaled, minusHalf));
+  Value cube = context.create<MulOp>(factor, rstd);
+  Value scaled = context.create<MulOp>(sumGXhat, cube);
+  context.accumulate(var, context.create<MulOp>(scaled, minusHalf));
   if (Value scale = op.getScale()) {
     Type type = op.getScale().getType().getElementType();
     context.accumulate(scale, context.castTo(sumGXhat, type));
@@ -128,10 +124,9 @@ LogicalResult BatchNormOp::buildAdjoint(AdjointContext &context,
   Value scale = getScale();
   if (!scale)
     scale = context.splat(1.0, scaleType);
-  auto grads =
-      BatchNormGradOp::create(context.getBuilder(), context.getLoc(),
-                              TypeRange{inputType, scaleType, scaleType}, g,
-                              getInput(), scale, getEpsAttr());
+  auto grads = context.create<BatchNormGradOp>(
+      TypeRange{inputType, scaleType, scaleType}, g, getInput(), scale,
+      getEpsAttr());
   context.accumulate(getInput(), grads.getDx());
   if (getScale()) {
     context.accumulate(getScale(), grads.getDscale());

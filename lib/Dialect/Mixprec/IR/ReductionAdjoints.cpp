@@ -27,9 +27,7 @@ LogicalResult ReduceMeanOp::buildAdjoint(AdjointContext &context,
       context.unreduce(resultGradients.front(), getInput(), getDims());
   Value share =
       context.splat(1.0 / count, cast<RankedTensorType>(spread.getType()));
-  context.accumulate(
-      getInput(),
-      MulOp::create(context.getBuilder(), context.getLoc(), spread, share));
+  context.accumulate(getInput(), context.create<MulOp>(spread, share));
   return success();
 }
 
@@ -37,29 +35,32 @@ LogicalResult ReduceMaxOp::buildAdjoint(AdjointContext &context,
                                         ArrayRef<Value> resultGradients) {
   // torch.amax's rule: tied maxima share the gradient equally (not
   // torch.max(x, dim)'s, which gives it all to one index).
-  context.accumulate(getInput(), ReduceMaxGradOp::create(
-                                     context.getBuilder(), context.getLoc(),
+  context.accumulate(getInput(), context.create<ReduceMaxGradOp>(
                                      resultGradients.front(), getInput(),
                                      getResult(), getDims(), getKeepdim()));
   return success();
 }
 
+/// The backward pooling op takes the forward op's input and window.
+template <typename GradOp, typename OpTy>
+static LogicalResult buildPoolAdjoint(OpTy op, AdjointContext &context,
+                                      Value g) {
+  context.accumulate(op.getInput(),
+                     context.create<GradOp>(op.getInput().getType(), g,
+                                            op.getInput(), op.getKernelAttr(),
+                                            op.getStrideAttr(),
+                                            op.getPaddingAttr()));
+  return success();
+}
+
 LogicalResult MaxPool2DOp::buildAdjoint(AdjointContext &context,
                                         ArrayRef<Value> resultGradients) {
-  context.accumulate(
-      getInput(), MaxPool2DGradOp::create(
-                      context.getBuilder(), context.getLoc(),
-                      getInput().getType(), resultGradients.front(), getInput(),
-                      getKernelAttr(), getStrideAttr(), getPaddingAttr()));
-  return success();
+  return buildPoolAdjoint<MaxPool2DGradOp>(*this, context,
+                                           resultGradients.front());
 }
 
 LogicalResult AvgPool2DOp::buildAdjoint(AdjointContext &context,
                                         ArrayRef<Value> resultGradients) {
-  context.accumulate(
-      getInput(), AvgPool2DGradOp::create(
-                      context.getBuilder(), context.getLoc(),
-                      getInput().getType(), resultGradients.front(), getInput(),
-                      getKernelAttr(), getStrideAttr(), getPaddingAttr()));
-  return success();
+  return buildPoolAdjoint<AvgPool2DGradOp>(*this, context,
+                                           resultGradients.front());
 }

@@ -26,9 +26,8 @@ LogicalResult TransposeOp::buildAdjoint(AdjointContext &context,
   SmallVector<int64_t> inverse(permutation.size());
   for (auto [to, from] : llvm::enumerate(permutation))
     inverse[from] = to;
-  context.accumulate(getInput(),
-                     TransposeOp::create(context.getBuilder(), context.getLoc(),
-                                         resultGradients.front(), inverse));
+  context.accumulate(getInput(), context.create<TransposeOp>(
+                                     resultGradients.front(), inverse));
   return success();
 }
 
@@ -65,8 +64,7 @@ LogicalResult SliceOp::buildAdjoint(AdjointContext &context,
       }
     }
     if (parts.size() > 1)
-      padded = ConcatOp::create(context.getBuilder(), context.getLoc(), parts,
-                                static_cast<uint64_t>(dim));
+      padded = context.create<ConcatOp>(parts, static_cast<uint64_t>(dim));
   }
   context.accumulate(getInput(), padded);
   return success();
@@ -80,8 +78,8 @@ LogicalResult ConcatOp::buildAdjoint(AdjointContext &context,
   for (Value input : getInputs()) {
     SmallVector<int64_t> sizes(
         cast<RankedTensorType>(input.getType()).getShape());
-    Value part = SliceOp::create(context.getBuilder(), context.getLoc(), g,
-                                 offsets, sizes, DenseI64ArrayAttr());
+    Value part =
+        context.create<SliceOp>(g, offsets, sizes, DenseI64ArrayAttr());
     context.accumulateCast(input, part);
     offsets[axis] += sizes[axis];
   }
@@ -92,9 +90,9 @@ LogicalResult EmbeddingOp::buildAdjoint(AdjointContext &context,
                                         ArrayRef<Value> resultGradients) {
   RankedTensorType table = getTable().getType();
   OpBuilder &b = context.getBuilder();
-  context.accumulate(getTable(), EmbeddingGradOp::create(
-                                     b, context.getLoc(), table,
-                                     resultGradients.front(), getIndices(),
-                                     b.getI64IntegerAttr(table.getDimSize(0))));
+  context.accumulate(getTable(),
+                     context.create<EmbeddingGradOp>(
+                         table, resultGradients.front(), getIndices(),
+                         b.getI64IntegerAttr(table.getDimSize(0))));
   return success();
 }

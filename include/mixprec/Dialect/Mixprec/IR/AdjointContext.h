@@ -28,6 +28,12 @@ public:
   mlir::OpBuilder &getBuilder() { return builder; }
   mlir::Location getLoc() const { return loc; }
 
+  /// A new `OpTy` at the builder's insertion point and the location of the op
+  /// being differentiated.
+  template <typename OpTy, typename... Args> OpTy create(Args &&...args) {
+    return OpTy::create(builder, loc, std::forward<Args>(args)...);
+  }
+
   /// Adds `gradient` to the gradient of `value`. A value used several times
   /// gets the sum of its gradients, in FP32.
   virtual void accumulate(mlir::Value value, mlir::Value gradient) = 0;

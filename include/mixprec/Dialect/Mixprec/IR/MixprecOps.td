@@ -138,7 +138,8 @@ def Mixprec_KnownAttributesOnly : NativeOpTrait<"KnownAttributesOnly"> {
 
 // The op builds its adjoint (AdjointOpInterface) in its group's
 // *Adjoints.cpp file.
-def Mixprec_HasAdjoint : DeclareOpInterfaceMethods<Mixprec_AdjointOpInterface>;
+defvar Mixprec_HasAdjoint =
+    DeclareOpInterfaceMethods<Mixprec_AdjointOpInterface>;
 
 // Every op names its autocast category: the table of docs/design.md §1.
 class Mixprec_Op<string mnemonic, Trait category, list<Trait> traits = []>
