@@ -83,10 +83,9 @@ mixprec_entry_of(const mixprec_function *function);
 
 /* Checks the tensors against the entry's specs and runs it: mixprec_call
  * after the name is looked up. */
-__attribute__((visibility("hidden"))) mixprec_status
-mixprec_call_entry(const mixprec_model_entry *entry,
-                   const mixprec_tensor *inputs, int32_t num_inputs,
-                   const mixprec_tensor *outputs, int32_t num_outputs);
+__attribute__((visibility("hidden"))) mixprec_status mixprec_call_entry(
+    const mixprec_model_entry *entry, const mixprec_tensor *inputs,
+    int32_t num_inputs, const mixprec_tensor *outputs, int32_t num_outputs);
 
 #ifdef __cplusplus
 }

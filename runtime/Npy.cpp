@@ -18,9 +18,9 @@ struct DtypeDescr {
   mixprec_dtype dtype;
   const char *descr;
 };
-constexpr DtypeDescr kDescrs[] = {
-    {MIXPREC_F32, "<f4"}, {MIXPREC_F16, "<f2"}, {MIXPREC_BF16, "<u2"},
-    {MIXPREC_I32, "<i4"}, {MIXPREC_I64, "<i8"}, {MIXPREC_BOOL, "|b1"}};
+constexpr DtypeDescr kDescrs[] = {{MIXPREC_F32, "<f4"},  {MIXPREC_F16, "<f2"},
+                                  {MIXPREC_BF16, "<u2"}, {MIXPREC_I32, "<i4"},
+                                  {MIXPREC_I64, "<i8"},  {MIXPREC_BOOL, "|b1"}};
 
 /// The value of `key` in the header's Python dict literal, as raw text up to
 /// the next top-level comma or closing brace.

@@ -83,10 +83,10 @@ static void emitIndexChecks(llvm::raw_ostream &os, StringRef prefix,
     if (!check.shape.empty())
       os << "static const int64_t " << prefix << "check" << index
          << "_shape[] = {"
-         << llvm::join(llvm::map_range(
-                           check.shape,
-                           [](int64_t s) { return std::to_string(s); }),
-                       ", ")
+         << llvm::join(
+                llvm::map_range(check.shape,
+                                [](int64_t s) { return std::to_string(s); }),
+                ", ")
          << "};\n";
   os << "static const mixprec_index_check " << prefix << "checks[] = {\n";
   for (auto [index, check] : llvm::enumerate(checks)) {
@@ -250,15 +250,15 @@ std::string emitABISource(ArrayRef<FunctionSignature> functions,
     os << "  _mlir_ciface_" << function.name << "(" << llvm::join(args, ", ")
        << ");\n";
     if (cuda)
-      os << "  status = mixprec_cuda_leave(" << outputs << ", "
-         << deviceOutputs << ", dout);\n";
+      os << "  status = mixprec_cuda_leave(" << outputs << ", " << deviceOutputs
+         << ", dout);\n";
     else
       os << "  mixprec_status status = MIXPREC_OK;\n";
     if (reports)
       os << "  if (status == MIXPREC_OK)\n    status = "
          << "mixprec_index_failure(" << cStringLiteral(function.name)
-         << ", report, " << prefix << "checks, "
-         << function.indexChecks.size() << ");\n";
+         << ", report, " << prefix << "checks, " << function.indexChecks.size()
+         << ");\n";
     os << "  return status;\n}\n";
   }
   os << "\nconst mixprec_model_entry mixprec_model_entries[] = {\n";

@@ -39,11 +39,13 @@ extern "C" {
 /* A dtype field holds any 32-bit value a caller or a file puts there; in C++
  * the fixed underlying type makes every such value one the runtime may read
  * (and reject) without undefined behaviour. */
+/* clang-format off: the base type only in C++ */
 typedef enum mixprec_dtype
 #ifdef __cplusplus
     : int32_t
 #endif
 {
+  /* clang-format on */
   MIXPREC_F32 = 0,
   MIXPREC_F16 = 1,
   MIXPREC_BF16 = 2,
@@ -57,7 +59,7 @@ typedef enum mixprec_status {
   /* wrong count, dtype, rank, shape or null; or a label or token id out of
    * range (nothing was read out of bounds and no state changed) */
   MIXPREC_INVALID_ARGUMENT = 1,
-  MIXPREC_NOT_FOUND = 2,        /* no function of that name */
+  MIXPREC_NOT_FOUND = 2, /* no function of that name */
   MIXPREC_INTERNAL = 3,
   MIXPREC_UNAVAILABLE = 4,  /* no CUDA driver or device on this machine */
   MIXPREC_DEVICE_ERROR = 5, /* the GPU reported an error (launch, memory) */
