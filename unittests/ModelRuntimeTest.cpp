@@ -120,8 +120,8 @@ const mixprec_tensor_spec kTrainOutputs[] = {
 // The table mixprec-compile would generate (ModelEntries.h declares both
 // extern "C").
 const mixprec_model_entry mixprec_model_entries[] = {
-    {{"scale", 2, kScaleInputs, 2, kScaleOutputs}, scaleInvoke},
-    {{"pack", 4, kPackInputs, 1, kPackOutputs}, packInvoke},
+    {{"scale", 2, kScaleInputs, 2, kScaleOutputs}, scaleInvoke, 0},
+    {{"pack", 4, kPackInputs, 1, kPackOutputs}, packInvoke, 0},
     {{"train", 5, kTrainInputs, 3, kTrainOutputs}, trainInvoke, 1},
 };
 const int32_t mixprec_model_num_entries = 3;

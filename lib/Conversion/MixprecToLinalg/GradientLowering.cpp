@@ -404,7 +404,6 @@ struct Conv2DGradWeightLowering : public OpRewritePattern<Conv2DGradWeightOp> {
     Location loc = op.getLoc();
     MLIRContext *context = rewriter.getContext();
     RankedTensorType type = op.getType();
-    RankedTensorType inputType = op.getInput().getType();
     ArrayRef<int64_t> padding = op.getPadding(), stride = op.getStride(),
                       dilation = op.getDilation();
     int64_t groups = op.getGroups();
