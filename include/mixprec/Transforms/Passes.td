@@ -168,8 +168,9 @@ def MixprecAutodiff : Pass<"mixprec-autodiff", "::mlir::ModuleOp"> {
     `mixprec.sgd_update` or `mixprec.adam_update` per parameter (weight
     decay for rank >= 2 unless the optimizer or the parameter says
     otherwise), whose results are assigned to the parameter and to new
-    zero-initialized f32 moment buffers (`@<parameter>.momentum_buffer`,
-    `@<parameter>.exp_avg`, `@<parameter>.exp_avg_sq`).
+    zero-initialized f32 moment buffers of the step
+    (`@<step>.<parameter>.momentum_buffer`, `@<step>.<parameter>.exp_avg`,
+    `@<step>.<parameter>.exp_avg_sq`).
     `--mixprec-expose-state` then makes it the functional step
     `(state..., batch..., lr) -> (loss, state'...)`.
 
