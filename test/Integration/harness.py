@@ -16,6 +16,7 @@ import torch
 
 import mixprec
 from mixprec import dtypes
+from mlir_text import tensor_type  # noqa: F401 (the tests import it from here)
 
 TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16,
                 "bf16": torch.bfloat16, "i32": torch.int32,
@@ -76,6 +77,19 @@ def _compile_both(text, options):
     return model, cuda
 
 
+def build_library(source, library, options=(), target="cpu"):
+    """Compiles the MLIR file `source` with mixprec-compile into the model
+    library `library` for `target` ("cpu", or "cuda": sm_90); fails the test
+    with the compiler's errors unless that succeeds. Returns `library`."""
+    command = [mixprec.tool_path("mixprec-compile"), source, "-o", library,
+               *options]
+    if target == "cuda":
+        command += ["--target=cuda", "--arch=sm_90"]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return library
+
+
 def compile_mlir(text, options=()):
     """Compiles MLIR text to a model library for the CPU and, with the CUDA
     toolkit, for CUDA (cached by content); returns the library of the
@@ -130,11 +144,6 @@ def random_exact(shape, dtype="f32", seed=0):
     return values.to(TORCH_DTYPES[dtype])
 
 
-def tensor_type(shape, dtype):
-    element = "i1" if dtype == "i1" else dtype
-    return "tensor<%s%s>" % ("".join("%dx" % s for s in shape), element)
-
-
 def run(text, function, inputs):
     """Compiles `text` and calls `function` on torch tensors; returns the
     outputs as torch tensors."""
@@ -143,6 +152,15 @@ def run(text, function, inputs):
     specs = model.functions[function].outputs
     return [to_torch(out, dtypes.NAMES[spec.dtype])
             for out, spec in zip(outputs, specs)]
+
+
+def snapshot(model, trainer):
+    """The bytes of every state tensor of `model` and of the RNG state as
+    `trainer` holds them: equal snapshots mean bit-identical training state."""
+    state = {spec.name: trainer.get(spec.name).tobytes()
+             for spec in model.state}
+    state["rng_state"] = trainer.get("rng_state").tobytes()
+    return state
 
 
 def assert_close(actual, expected, dtype):

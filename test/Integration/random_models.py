@@ -26,21 +26,13 @@ import random
 import re
 import sys
 
+from mlir_text import i64_array, tensor_type
+
 ODD_SIZES = (1, 2, 3, 5, 7, 11, 13, 17)
 # Past one tile of the CUDA tensor-core GEMM (64 x 64 x 32) and of the CPU's
 # register tiles, by an odd remainder.
 WIDE_SIZES = (33, 65, 67, 97)
 FLOATS = ("f16", "bf16")
-
-
-def tensor_type(shape, dtype):
-    if not shape:
-        return "tensor<%s>" % dtype
-    return "tensor<%sx%s>" % ("x".join(str(d) for d in shape), dtype)
-
-
-def i64_array(values):
-    return "array<i64: %s>" % ", ".join(str(v) for v in values)
 
 
 def num_elements(shape):

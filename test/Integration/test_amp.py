@@ -10,7 +10,7 @@ import pytest
 
 import mixprec
 import reference_models
-from harness import compile_mlir, to_numpy
+from harness import compile_mlir, snapshot, to_numpy
 from mixprec import ModelError
 from test_train_step import mlp_source
 
@@ -211,12 +211,6 @@ def run_steps(trainer, batches):
     for index in batches:
         trainer.step([to_numpy(x_train[index]), to_numpy(y_train[index])],
                      0.1)
-
-
-def snapshot(model, trainer):
-    state = {s.name: trainer.get(s.name).tobytes() for s in model.state}
-    state["rng_state"] = trainer.get("rng_state").tobytes()
-    return state
 
 
 def test_checkpoint_resumes_bit_exactly(amp_mlp, tmp_path):

@@ -17,16 +17,12 @@ import torch
 import torch.nn.functional as F
 
 import reference_models
-from harness import compile_mlir, to_numpy
+from harness import compile_mlir, tensor_type, to_numpy
 
 # Every test runs on the CPU library and on its CUDA build (simulated).
 pytestmark = pytest.mark.usefixtures("backend")
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
-
-
-def tensor_type(shape, dtype="f32"):
-    return "tensor<%s%s>" % ("".join("%dx" % d for d in shape), dtype)
 
 
 def gradient_module(params, op, result_shape, extra_args=(), is_loss=False):

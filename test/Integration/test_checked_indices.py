@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from harness import compile_mlir
+from harness import compile_mlir, snapshot
 from mixprec import ModelError, tool_path
 
 pytestmark = pytest.mark.usefixtures("backend")
@@ -58,13 +58,6 @@ def good_batch():
     tokens = rng.integers(0, VOCAB, (BATCH, SEQ)).astype(np.int32)
     labels = rng.integers(0, CLASSES, BATCH).astype(np.int32)
     return tokens, labels
-
-
-def snapshot(model, trainer):
-    state = {spec.name: trainer.get(spec.name).tobytes()
-             for spec in model.state}
-    state["rng_state"] = trainer.get("rng_state").tobytes()
-    return state
 
 
 def assert_refused(model, batch, pattern):

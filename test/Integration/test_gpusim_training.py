@@ -14,6 +14,7 @@ import pytest
 
 import mixprec
 import reference_models
+from harness import build_library
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -70,15 +71,10 @@ RUNS = [(model, precision) for model in sorted(EXAMPLES)
 def compile_library(model, precision, target, directory):
     library = os.path.join(directory, "lib%s_%s_%s.so" % (model, precision,
                                                           target))
-    command = [mixprec.tool_path("mixprec-compile"),
-               os.path.join(ROOT, "examples", model + ".mlir"), "-o", library,
-               "--autodiff" if precision == "fp32"
-               else "--amp=precision=" + precision]
-    if target == "cuda":
-        command += ["--target=cuda", "--arch=sm_90"]
-    proc = subprocess.run(command, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    return library
+    option = ("--autodiff" if precision == "fp32"
+              else "--amp=precision=" + precision)
+    return build_library(os.path.join(ROOT, "examples", model + ".mlir"),
+                         library, [option], target)
 
 
 def train(library, arguments):

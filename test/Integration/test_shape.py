@@ -92,6 +92,15 @@ def test_transpose(config, dtype):
 # reshape
 # ---------------------------------------------------------------------------
 
+def retype_function(op, config, shapes, dtype):
+    """`@<op>_<config>_<dtype>`: the op `mixprec.<op> %a0 : A -> R` (reshape,
+    broadcast) from `shapes` = (input shape, result shape)."""
+    source, target = shapes
+    a, r = tensor_type(source, dtype), tensor_type(target, dtype)
+    return op_function("%s_%s_%s" % (op, config, dtype), [a], [r],
+                       "mixprec.%s %%a0 : %s -> %s" % (op, a, r))
+
+
 # name: (input shape, result shape)
 RESHAPE_CONFIGS = {
     "flatten": (SHAPE, (37 * 53,)),
@@ -108,10 +117,7 @@ RESHAPE_CASES = ([(config, dtype) for config in sorted(RESHAPE_CONFIGS)
 
 
 def reshape_function(config, dtype):
-    source, target = RESHAPE_CONFIGS[config]
-    a, r = tensor_type(source, dtype), tensor_type(target, dtype)
-    return op_function("reshape_%s_%s" % (config, dtype), [a], [r],
-                       "mixprec.reshape %%a0 : %s -> %s" % (a, r))
+    return retype_function("reshape", config, RESHAPE_CONFIGS[config], dtype)
 
 
 def reshape_through_0d_function(dtype):
@@ -168,10 +174,8 @@ BROADCAST_CASES = ([(config, dtype) for config in sorted(BROADCAST_CONFIGS)
 
 
 def broadcast_function(config, dtype):
-    source, target = BROADCAST_CONFIGS[config]
-    a, r = tensor_type(source, dtype), tensor_type(target, dtype)
-    return op_function("broadcast_%s_%s" % (config, dtype), [a], [r],
-                       "mixprec.broadcast %%a0 : %s -> %s" % (a, r))
+    return retype_function("broadcast", config, BROADCAST_CONFIGS[config],
+                           dtype)
 
 
 BROADCAST = module([broadcast_function(*case) for case in BROADCAST_CASES])

@@ -481,13 +481,19 @@ def test_run_missing_library(tmp_path):
     expect_failure(run(tool("mixprec-run"), library, "--list"), library)
 
 
-def test_run_not_a_model(tmp_path):
-    # A shared library without the ABI.
+@pytest.fixture
+def library_without_abi(tmp_path):
+    """A shared library that is no mixprec model: it lacks the ABI."""
     source = tmp_path / "other.c"
     source.write_text("int answer(void) { return 42; }\n")
     library = tmp_path / "libother.so"
     proc = run("cc", "-shared", "-fPIC", source, "-o", library)
     assert proc.returncode == 0, proc.stderr
+    return library
+
+
+def test_run_not_a_model(library_without_abi):
+    library = library_without_abi
     expect_failure(run(tool("mixprec-run"), library, "--list"),
                    library, ": not a mixprec model", "mixprec_abi_version")
 
@@ -991,12 +997,8 @@ def test_library_checks_accept_every_example(example):
     assert mixprec.Model(library).functions
 
 
-def test_python_library_that_is_no_model(tmp_path):
-    source = tmp_path / "other.c"
-    source.write_text("int answer(void) { return 42; }\n")
-    library = tmp_path / "libother.so"
-    proc = run("cc", "-shared", "-fPIC", source, "-o", library)
-    assert proc.returncode == 0, proc.stderr
+def test_python_library_that_is_no_model(library_without_abi, tmp_path):
+    library = library_without_abi
     with pytest.raises(mixprec.ModelError, match="^%s: not a mixprec model: "
                        "missing symbol mixprec_abi_version$"
                        % re.escape(str(library))):

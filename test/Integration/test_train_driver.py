@@ -8,6 +8,7 @@ import pytest
 
 import mixprec
 import reference_models
+from harness import build_library
 from test_train_step import mlp_source
 
 PROGRESS = re.compile(r"^step (\d+)  loss (\d+\.\d+)  samples/s (\d+)$")
@@ -27,10 +28,7 @@ def setup(tmp_path_factory):
     source = directory / "mlp.mlir"
     source.write_text(mlp_source())
     library = directory / "libmlp.so"
-    proc = subprocess.run([mixprec.tool_path("mixprec-compile"), source, "-o",
-                           library, "--autodiff"], capture_output=True,
-                          text=True)
-    assert proc.returncode == 0, proc.stderr
+    build_library(source, library, ["--autodiff"])
     x_train, y_train, x_test, y_test = reference_models.digits()
     files = {}
     for name, value in (("x_train", x_train), ("y_train", y_train),
@@ -189,11 +187,7 @@ def amp_library(setup):
     """The MLP compiled for f16 training with dynamic loss scaling."""
     library, _ = setup
     amp = library.parent / "libamp.so"
-    proc = subprocess.run([mixprec.tool_path("mixprec-compile"),
-                           library.parent / "mlp.mlir", "-o", amp,
-                           "--amp=precision=f16"], capture_output=True,
-                          text=True)
-    assert proc.returncode == 0, proc.stderr
+    build_library(library.parent / "mlp.mlir", amp, ["--amp=precision=f16"])
     return amp
 
 
@@ -269,11 +263,7 @@ def test_amp_training_names_overflowing_gradients_and_checkpoints(
         setup, tmp_path):
     library, files = setup
     amp = tmp_path / "libamp.so"
-    proc = subprocess.run([mixprec.tool_path("mixprec-compile"),
-                           library.parent / "mlp.mlir", "-o", amp,
-                           "--amp=precision=f16"], capture_output=True,
-                          text=True)
-    assert proc.returncode == 0, proc.stderr
+    build_library(library.parent / "mlp.mlir", amp, ["--amp=precision=f16"])
     poisoned = tmp_path / "x_poisoned.npy"
     x = np.load(files["x_train"])
     x[100, 5] = 70000.0  # Inf in FP16, once per epoch
