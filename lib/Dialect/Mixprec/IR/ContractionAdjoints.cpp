@@ -50,8 +50,8 @@ LogicalResult LinearOp::buildAdjoint(AdjointContext &context,
   int64_t in = inputType.getShape().back();
   int64_t out = getWeight().getType().getDimSize(0);
   int64_t rows = inputType.getNumElements() / std::max<int64_t>(in, 1);
-  Value g2 = context.reshape(context.castTo(resultGradients.front(), type),
-                             RankedTensorType::get({rows, out}, type));
+  Value g = context.castTo(resultGradients.front(), type);
+  Value g2 = context.reshape(g, RankedTensorType::get({rows, out}, type));
   Value x2 =
       context.reshape(getInput(), RankedTensorType::get({rows, in}, type));
   Value inputGrad = context.matmul(g2, getWeight(), false, false, type, false);

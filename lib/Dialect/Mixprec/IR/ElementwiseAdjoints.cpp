@@ -57,7 +57,8 @@ LogicalResult DivOp::buildAdjoint(AdjointContext &context,
   Value rhs = context.castTo(getRhs(), getType().getElementType());
   Value lhsGrad = context.create<DivOp>(g, rhs);
   Value scaled = context.create<MulOp>(g, getResult());
-  Value rhsGrad = context.create<NegOp>(context.create<DivOp>(scaled, rhs));
+  Value ratio = context.create<DivOp>(scaled, rhs);
+  Value rhsGrad = context.create<NegOp>(ratio);
   context.accumulateCast(getLhs(), lhsGrad);
   context.accumulateCast(getRhs(), rhsGrad);
   return success();
@@ -98,10 +99,11 @@ LogicalResult PowOp::buildAdjoint(AdjointContext &context,
   Value one = context.splat(1.0, cast<RankedTensorType>(rhs.getType()));
   Value lower = context.create<SubOp>(rhs, one);
   Value power = context.create<PowOp>(lhs, lower);
-  Value lhsGrad = context.create<MulOp>(g, context.create<MulOp>(rhs, power));
+  Value lhsSlope = context.create<MulOp>(rhs, power);
+  Value lhsGrad = context.create<MulOp>(g, lhsSlope);
   Value log = context.create<LogOp>(lhs);
-  Value rhsGrad =
-      context.create<MulOp>(g, context.create<MulOp>(getResult(), log));
+  Value rhsSlope = context.create<MulOp>(getResult(), log);
+  Value rhsGrad = context.create<MulOp>(g, rhsSlope);
   context.accumulateCast(getLhs(), lhsGrad);
   context.accumulateCast(getRhs(), rhsGrad);
   return success();
@@ -142,7 +144,8 @@ LogicalResult RsqrtOp::buildAdjoint(AdjointContext &context,
                                     ArrayRef<Value> resultGradients) {
   // d(x^-1/2) = -1/2 x^-3/2 = -1/2 y^3
   Value y = getResult();
-  Value cube = context.create<MulOp>(y, context.create<MulOp>(y, y));
+  Value square = context.create<MulOp>(y, y);
+  Value cube = context.create<MulOp>(y, square);
   Value half = context.splat(-0.5, getType());
   Value scaled = context.create<MulOp>(resultGradients.front(), cube);
   context.accumulate(getInput(), context.create<MulOp>(scaled, half));
@@ -164,7 +167,8 @@ LogicalResult SigmoidOp::buildAdjoint(AdjointContext &context,
                                       ArrayRef<Value> resultGradients) {
   // d(sigmoid x) = y - y^2
   Value y = getResult();
-  Value slope = context.create<SubOp>(y, context.create<MulOp>(y, y));
+  Value square = context.create<MulOp>(y, y);
+  Value slope = context.create<SubOp>(y, square);
   context.accumulate(getInput(),
                      context.create<MulOp>(resultGradients.front(), slope));
   return success();

@@ -30,8 +30,8 @@ LogicalResult MseOp::buildAdjoint(AdjointContext &context,
                      : 2.0;
   Value diff = context.create<SubOp>(getInput(), getTarget());
   Value factor = context.splat(scale, cast<RankedTensorType>(g.getType()));
-  Value seed =
-      context.create<BroadcastOp>(type, context.create<MulOp>(g, factor));
+  Value scaledGradient = context.create<MulOp>(g, factor);
+  Value seed = context.create<BroadcastOp>(type, scaledGradient);
   Value inputGrad = context.create<MulOp>(seed, diff);
   context.accumulate(getInput(), inputGrad);
   context.accumulate(getTarget(), context.create<NegOp>(inputGrad));

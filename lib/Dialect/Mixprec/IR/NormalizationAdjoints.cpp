@@ -80,12 +80,16 @@ static void buildInferenceAdjoint(BatchNormOp op, AdjointContext &context,
   };
 
   Value eps = context.splat(op.getEps().convertToDouble(), statsType);
-  Value rstd = context.create<RsqrtOp>(context.create<AddOp>(var, eps));
+  Value shifted = context.create<AddOp>(var, eps);
+  Value rstd = context.create<RsqrtOp>(shifted);
   Value factor = rstd;
-  if (Value scale = op.getScale())
-    factor = context.create<MulOp>(context.castTo(scale, f32), rstd);
+  if (Value scale = op.getScale()) {
+    Value scale32 = context.castTo(scale, f32);
+    factor = context.create<MulOp>(scale32, rstd);
+  }
   Value g32 = context.castTo(g, f32);
-  Value dx = context.create<MulOp>(g32, spread(factor));
+  Value factorSpread = spread(factor);
+  Value dx = context.create<MulOp>(g32, factorSpread);
   context.accumulate(op.getInput(),
                      context.castTo(dx, inputType.getElementType()));
   Value rstdSpread = spread(rstd);
@@ -93,9 +97,11 @@ static void buildInferenceAdjoint(BatchNormOp op, AdjointContext &context,
   Value x32 = context.castTo(op.getInput(), f32);
   Value centered = context.create<SubOp>(x32, meanSpread);
   Value xhat = context.create<MulOp>(centered, rstdSpread);
-  Value sumGXhat = sum(context.create<MulOp>(g32, xhat));
+  Value gXhat = context.create<MulOp>(g32, xhat);
+  Value sumGXhat = sum(gXhat);
   // dmean = -sum(dx); dvar = -1/2 * scale * rstd^3 * sum(g * (x - mean)).
-  context.accumulate(mean, context.create<NegOp>(sum(dx)));
+  Value sumDx = sum(dx);
+  context.accumulate(mean, context.create<NegOp>(sumDx));
   Value minusHalf = context.splat(-0.5, statsType);
   Value cube = context.create<MulOp>(factor, rstd);
   Value scaled = context.create<MulOp>(sumGXhat, cube);
@@ -103,7 +109,8 @@ static void buildInferenceAdjoint(BatchNormOp op, AdjointContext &context,
   if (Value scale = op.getScale()) {
     Type type = op.getScale().getType().getElementType();
     context.accumulate(scale, context.castTo(sumGXhat, type));
-    context.accumulate(op.getBias(), context.castTo(sum(g32), type));
+    Value sumG = sum(g32);
+    context.accumulate(op.getBias(), context.castTo(sumG, type));
   }
 }
 
