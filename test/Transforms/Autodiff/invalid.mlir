@@ -92,3 +92,17 @@ func.func @loss(%x: tensor<4xf32>) -> (tensor<f32>) {
 }
 // expected-error @+1 {{mixprec-autodiff: train step @train has no trainable parameter to update: no mixprec.parameter gets a gradient from its loss}}
 mixprec.train_step @train forward @loss optimizer #mixprec.adam<>
+
+// -----
+
+// An op without AdjointOpInterface on the loss's path: a backward op has no
+// adjoint of its own (no second-order gradients).
+mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %w = mixprec.read @w : tensor<4xf32>
+  // expected-error @+1 {{mixprec-autodiff: no adjoint for 'mixprec.relu_grad' yet}}
+  %g = mixprec.relu_grad %x, %w : tensor<4xf32>
+  %l = mixprec.reduce_sum %g {dims = array<i64: 0>} : tensor<4xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
