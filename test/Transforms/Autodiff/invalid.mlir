@@ -106,3 +106,18 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
   return %l : tensor<f32>
 }
 mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// The sweep does not enter regions.
+mixprec.parameter @w : tensor<4xf32> = #mixprec.zeros
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %w = mixprec.read @w : tensor<4xf32>
+  // expected-error @+1 {{mixprec-autodiff: ops with regions are not differentiated}}
+  %r = scf.execute_region -> tensor<4xf32> {
+    scf.yield %w : tensor<4xf32>
+  }
+  %l = mixprec.reduce_sum %r {dims = array<i64: 0>} : tensor<4xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
