@@ -215,7 +215,7 @@ def MixprecMasterWeights : Pass<"mixprec-master-weights", "::mlir::ModuleOp"> {
       %w = mixprec.read @w : tensor<4x8xf32>
       %w16 = mixprec.cast %w : tensor<4x8xf32> to tensor<4x8xf16>
       ...
-      %new = mixprec.sgd_update %w, %g, %lr : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+      %new = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
       mixprec.assign @w, %new : tensor<4x8xf32>
     }
     ```
@@ -224,7 +224,7 @@ def MixprecMasterWeights : Pass<"mixprec-master-weights", "::mlir::ModuleOp"> {
     mixprec.parameter @w : tensor<4x8xf16> = #mixprec.zeros
       %w16 = mixprec.read @w : tensor<4x8xf16>
       %g16 = mixprec.cast %g : tensor<4x8xf32> to tensor<4x8xf16>
-      %new = mixprec.sgd_update %w16, %g16, %lr : (tensor<4x8xf16>, tensor<4x8xf16>, tensor<f32>) -> tensor<4x8xf16>
+      %new = mixprec.sgd_update %w16, %g16, %lr {optimizer = #mixprec.sgd<>} : (tensor<4x8xf16>, tensor<4x8xf16>, tensor<f32>) -> tensor<4x8xf16>
     ```
   }];
   let options = [
@@ -266,7 +266,7 @@ def MixprecLossScaling : Pass<"mixprec-loss-scaling", "::mlir::ModuleOp"> {
     ```mlir
     %seed = mixprec.constant {mixprec.loss_seed} dense<1.0> : tensor<f32>
     ...
-    %new = mixprec.sgd_update %w, %g, %lr : ...
+    %new = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : ...
     mixprec.assign @w, %new : tensor<4x8xf32>
     ```
     becomes
@@ -276,7 +276,7 @@ def MixprecLossScaling : Pass<"mixprec-loss-scaling", "::mlir::ModuleOp"> {
     ...
     %g32 = mixprec.mul %g, %inverse_scale : ...
     %ok, %each = mixprec.all_finite %g32, ... : ...
-    %new = mixprec.sgd_update %w, %g32, %lr : ...
+    %new = mixprec.sgd_update %w, %g32, %lr {optimizer = #mixprec.sgd<>} : ...
     %kept = mixprec.select %ok, %new, %w : tensor<4x8xf32>
     mixprec.assign @w, %kept : tensor<4x8xf32>
     %s2, %t2, %h2 = mixprec.loss_scale_update %s, %t, %h, %ok {...}
@@ -349,9 +349,9 @@ def MixprecMemoryReport : Pass<"mixprec-memory-report", "::mlir::ModuleOp"> {
     - parameters: every `mixprec.parameter` in its storage type (the FP32
       master after `--mixprec-master-weights`);
     - working copies: casts of parameter reads, made each step;
-    - gradients: the gradient operand of every `sgd_update`/`adam_update`;
+    - gradients: the gradient operand of every optimizer update;
     - optimizer state: the buffers the updates read as moments, and the
-      step's own buffers `@<step>.*` (step count, loss-scale state);
+      buffers of the step with a `role` (step count, loss-scale state);
     - buffers: every other buffer (batch-norm running statistics);
     - saved activations: values the forward computes and the backward
       uses, except state reads, working copies and arguments. The forward
@@ -376,7 +376,7 @@ def MixprecMemoryReport : Pass<"mixprec-memory-report", "::mlir::ModuleOp"> {
       %w = mixprec.read @w : tensor<4x8xf32>
       %w16 = mixprec.cast %w : tensor<4x8xf32> to tensor<4x8xf16>
       ...
-      %new = mixprec.sgd_update %w, %g, %lr : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+      %new = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
       mixprec.assign @w, %new : tensor<4x8xf32>
       return %loss : tensor<f32>
     }
