@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mixprec/Dialect/Mixprec/IR/MixprecOpUtils.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
 using namespace mlir;
@@ -67,9 +68,7 @@ static void buildInferenceAdjoint(BatchNormOp op, AdjointContext &context,
   // [C] statistics meet [N, C(, H, W)] tensors as [1, C(, 1, 1)].
   SmallVector<int64_t> channelShape(inputType.getRank(), 1);
   channelShape[1] = inputType.getDimSize(1);
-  SmallVector<int64_t> dims{0};
-  for (int64_t dim = 2; dim < inputType.getRank(); ++dim)
-    dims.push_back(dim);
+  SmallVector<int64_t> dims = batchNormReducedDims(inputType.getRank());
   auto spread = [&](Value perChannel) -> Value {
     Value channels =
         context.reshape(perChannel, RankedTensorType::get(channelShape, f32));
