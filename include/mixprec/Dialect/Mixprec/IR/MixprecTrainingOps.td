@@ -20,7 +20,7 @@ def Mixprec_TrainStepOp : Mixprec_Op<"train_step", Mixprec_FP32Category, [
     `forward` names a `func.func` whose arguments are the batch and whose
     single result is the 0-d float loss; it reads parameters and buffers
     through `mixprec.read`. The training pipeline turns this op into
-    `@<name>(state..., batch..., lr) -> (state'..., loss, ...)`.
+    `@<name>(state..., batch..., lr) -> (loss, state'..., ...)`.
     `accumulation_steps` micro-batches share one update.
 
     ```mlir
