@@ -104,8 +104,7 @@ TEST(AutocastCategory, EveryOpHasTheTableCategory) {
   mlir::MLIRContext context;
   context.loadDialect<mixprec::MixprecDialect>();
   size_t seen = 0;
-  for (mlir::RegisteredOperationName name :
-       context.getRegisteredOperations()) {
+  for (mlir::RegisteredOperationName name : context.getRegisteredOperations()) {
     if (name.getDialectNamespace() != "mixprec")
       continue;
     ++seen;
@@ -118,7 +117,8 @@ TEST(AutocastCategory, EveryOpHasTheTableCategory) {
     EXPECT_EQ(concept_->getDefaultAutocastCategory(), expected->second)
         << opName << " has category "
         << mixprec::stringifyAutocastCategory(
-               concept_->getDefaultAutocastCategory()).str();
+               concept_->getDefaultAutocastCategory())
+               .str();
   }
   EXPECT_EQ(seen, expectedCategories().size())
       << "an op of the table is not registered";

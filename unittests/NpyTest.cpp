@@ -93,7 +93,14 @@ template <typename T> std::vector<uint8_t> rawBytes(std::vector<T> values) {
 std::vector<uint8_t> fileWithHeader(std::string header,
                                     const std::vector<uint8_t> &data) {
   header += '\n';
-  std::vector<uint8_t> bytes = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+  std::vector<uint8_t> bytes = {0x93,
+                                'N',
+                                'U',
+                                'M',
+                                'P',
+                                'Y',
+                                1,
+                                0,
                                 uint8_t(header.size() & 0xff),
                                 uint8_t(header.size() >> 8)};
   bytes.insert(bytes.end(), header.begin(), header.end());
@@ -184,8 +191,8 @@ TEST_P(NpyRoundTrip, SerializeThenParse) {
   ASSERT_GT(elementSize, 0u);
   array.data.resize(elements * elementSize);
   for (size_t i = 0; i < array.data.size(); ++i)
-    array.data[i] = param.dtype == MIXPREC_BOOL ? uint8_t(i % 2)
-                                                : uint8_t(i * 37 + 11);
+    array.data[i] =
+        param.dtype == MIXPREC_BOOL ? uint8_t(i % 2) : uint8_t(i * 37 + 11);
 
   std::vector<uint8_t> bytes = mixprec::npy::serialize(array);
   // A version 1.0 file whose data starts at a multiple of 64, as NumPy
@@ -200,8 +207,8 @@ TEST_P(NpyRoundTrip, SerializeThenParse) {
             std::string::npos)
       << header;
   EXPECT_NE(header.find("'fortran_order': False"), std::string::npos);
-  static const char *const kShapeTexts[] = {"()", "(5,)", "(2, 3)",
-                                            "(2, 1, 3)", "(1, 2, 3, 2)"};
+  static const char *const kShapeTexts[] = {"()", "(5,)", "(2, 3)", "(2, 1, 3)",
+                                            "(1, 2, 3, 2)"};
   EXPECT_NE(header.find(std::string("'shape': ") + kShapeTexts[param.rank]),
             std::string::npos)
       << header;
@@ -265,8 +272,8 @@ TEST(NpyFromNumPy, F32MatrixVersion1) {
   Array array = parseOk(bytesOf(kF32Matrix));
   EXPECT_EQ(array.dtype, MIXPREC_F32);
   EXPECT_EQ(array.shape, (std::vector<int64_t>{2, 3}));
-  EXPECT_EQ(array.data, rawBytes<float>({1.0f, -2.5f, 3.25f, 0.0f, 1e-3f,
-                                         -7.0f}));
+  EXPECT_EQ(array.data,
+            rawBytes<float>({1.0f, -2.5f, 3.25f, 0.0f, 1e-3f, -7.0f}));
 }
 
 TEST(NpyFromNumPy, F16VectorVersion1) {
@@ -364,9 +371,9 @@ TEST(NpyErrors, BadMagic) {
   bytes[1] = 'X'; // "\x93XUMPY"
   EXPECT_NE(parseError(bytes).find("bad magic"), std::string::npos);
   EXPECT_NE(parseError({}).find("bad magic"), std::string::npos);
-  EXPECT_NE(parseError(bytesOf("PK\003\004 a zip file, not .npy"))
-                .find("bad magic"),
-            std::string::npos);
+  EXPECT_NE(
+      parseError(bytesOf("PK\003\004 a zip file, not .npy")).find("bad magic"),
+      std::string::npos);
   EXPECT_NE(parseError(bytesOf("\223NUM")).find("bad magic"),
             std::string::npos);
 }
@@ -395,11 +402,9 @@ TEST(NpyErrors, TruncatedData) {
   std::vector<uint8_t> bytes = bytesOf(kF32Matrix);
   bytes.pop_back();
   std::string error = parseError(bytes);
-  EXPECT_NE(error.find("data size does not match the shape"),
-            std::string::npos)
+  EXPECT_NE(error.find("data size does not match the shape"), std::string::npos)
       << error;
-  EXPECT_NE(error.find("23 bytes for 6 elements"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("23 bytes for 6 elements"), std::string::npos) << error;
   // No data at all for a scalar.
   std::vector<uint8_t> scalar = bytesOf(kI64Scalar);
   scalar.resize(scalar.size() - 8);
@@ -411,8 +416,7 @@ TEST(NpyErrors, TooMuchData) {
   std::vector<uint8_t> bytes = bytesOf(kF32Matrix);
   bytes.push_back(0);
   std::string error = parseError(bytes);
-  EXPECT_NE(error.find("25 bytes for 6 elements"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("25 bytes for 6 elements"), std::string::npos) << error;
   std::vector<uint8_t> empty = bytesOf(kF32Empty);
   empty.insert(empty.end(), 4, 0);
   EXPECT_NE(parseError(empty).find("4 bytes for 0 elements"),
@@ -430,19 +434,16 @@ TEST(NpyErrors, FortranOrder) {
 
 TEST(NpyErrors, UnsupportedDtype) {
   std::string error = parseError(bytesOf(kF64Vector));
-  EXPECT_NE(error.find("unsupported dtype '<f8'"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("unsupported dtype '<f8'"), std::string::npos) << error;
   // Big-endian data is not read as little-endian.
-  error = parseError(fileWithHeader(headerFor(">f4", "(1,)"),
-                                    rawBytes<float>({1})));
-  EXPECT_NE(error.find("unsupported dtype '>f4'"), std::string::npos)
-      << error;
+  error = parseError(
+      fileWithHeader(headerFor(">f4", "(1,)"), rawBytes<float>({1})));
+  EXPECT_NE(error.find("unsupported dtype '>f4'"), std::string::npos) << error;
 }
 
 TEST(NpyErrors, MalformedShape) {
-  for (const char *shape :
-       {"(3)", "(,)", "(2,,3)", "(2 3)", "(2, x)", "(-1,)", "(2.5,)",
-        "[2, 3]", "2", "(2, 3", "(1e3,)"}) {
+  for (const char *shape : {"(3)", "(,)", "(2,,3)", "(2 3)", "(2, x)", "(-1,)",
+                            "(2.5,)", "[2, 3]", "2", "(2, 3", "(1e3,)"}) {
     std::vector<uint8_t> bytes =
         fileWithHeader(headerFor("<f4", shape), rawBytes<float>({1, 2, 3}));
     std::string error = parseError(bytes);
@@ -451,11 +452,11 @@ TEST(NpyErrors, MalformedShape) {
         << shape << ": " << error;
   }
   // Spacing and a trailing comma are fine, as in any Python tuple.
-  Array array = parseOk(fileWithHeader(headerFor("<f4", "( 3 , )"),
-                                       rawBytes<float>({1, 2, 3})));
+  Array array = parseOk(
+      fileWithHeader(headerFor("<f4", "( 3 , )"), rawBytes<float>({1, 2, 3})));
   EXPECT_EQ(array.shape, (std::vector<int64_t>{3}));
-  array = parseOk(fileWithHeader(headerFor("<f4", "(1, 3,)"),
-                                 rawBytes<float>({1, 2, 3})));
+  array = parseOk(
+      fileWithHeader(headerFor("<f4", "(1, 3,)"), rawBytes<float>({1, 2, 3})));
   EXPECT_EQ(array.shape, (std::vector<int64_t>{1, 3}));
 }
 
@@ -470,10 +471,9 @@ TEST(NpyErrors, MalformedHeader) {
     EXPECT_NE(error.find("malformed .npy header"), std::string::npos)
         << header << ": " << error;
   }
-  EXPECT_NE(parseError(fileWithHeader(
-                           "{'descr': <f4, 'fortran_order': False, "
-                           "'shape': (1,), }",
-                           rawBytes<float>({1})))
+  EXPECT_NE(parseError(fileWithHeader("{'descr': <f4, 'fortran_order': False, "
+                                      "'shape': (1,), }",
+                                      rawBytes<float>({1})))
                 .find("malformed dtype"),
             std::string::npos);
 }
@@ -488,8 +488,8 @@ TEST(NpyErrors, UnsupportedVersion) {
 TEST(NpyErrors, HugeShape) {
   // The element count overflows 64 bits: rejected, not wrapped around to a
   // small count that the data could match.
-  std::string error = parseError(fileWithHeader(
-      headerFor("<f4", "(4294967296, 4294967296, 1)"), {}));
+  std::string error = parseError(
+      fileWithHeader(headerFor("<f4", "(4294967296, 4294967296, 1)"), {}));
   EXPECT_NE(error.find("shape too large"), std::string::npos) << error;
   // 2^32 * 2^32 wraps to 0 elements, which the empty data would match.
   error = parseError(
@@ -498,20 +498,19 @@ TEST(NpyErrors, HugeShape) {
   // The count fits, the byte count (times 8) does not.
   error = parseError(fileWithHeader(
       headerFor("<i8", "(2305843009213693952, 2)"), rawBytes<int64_t>({1})));
-  EXPECT_NE(error.find("data size does not match"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("data size does not match"), std::string::npos) << error;
   // One size beyond int64_t.
-  error = parseError(fileWithHeader(
-      headerFor("<f4", "(9223372036854775808,)"), rawBytes<float>({1})));
+  error = parseError(fileWithHeader(headerFor("<f4", "(9223372036854775808,)"),
+                                    rawBytes<float>({1})));
   EXPECT_NE(error.find("malformed shape"), std::string::npos) << error;
-  Array largest = parseOk(fileWithHeader(
-      headerFor("<f4", "(9223372036854775807, 0)"), {}));
+  Array largest =
+      parseOk(fileWithHeader(headerFor("<f4", "(9223372036854775807, 0)"), {}));
   EXPECT_EQ(largest.shape, (std::vector<int64_t>{INT64_MAX, 0}));
 }
 
 TEST(NpyErrors, BoolOutOfRange) {
-  std::string error = parseError(fileWithHeader(headerFor("|b1", "(3,)"),
-                                                {0, 1, 2}));
+  std::string error =
+      parseError(fileWithHeader(headerFor("|b1", "(3,)"), {0, 1, 2}));
   EXPECT_NE(error.find("bool element 2 is 2"), std::string::npos) << error;
 }
 

@@ -111,8 +111,8 @@ int main(int argc, char **argv) {
   expectError(cuda::allocate(driver, size_t(1) << 50, &huge),
               MIXPREC_DEVICE_ERROR, "CUDA_ERROR_OUT_OF_MEMORY",
               "allocating 1 PiB is out of memory");
-  expectError(cuda::loadKernel(driver, image.data(), "no_such_kernel",
-                               &module, &missing),
+  expectError(cuda::loadKernel(driver, image.data(), "no_such_kernel", &module,
+                               &missing),
               MIXPREC_DEVICE_ERROR, "finding kernel 'no_such_kernel'",
               "a missing kernel is named");
   check(cuda::loadKernel(driver, image.data(), "write_wild", &module, &wild) ==

@@ -21,10 +21,9 @@ extern "C" {
  * device_inputs and device_outputs, and uploads the inputs. Calls are
  * serialized: this waits for another thread's call to leave. On failure
  * nothing is held and the compiled function must not run. */
-__attribute__((visibility("hidden"))) mixprec_status
-mixprec_cuda_enter(const mixprec_tensor *inputs, int32_t num_inputs,
-                   void **device_inputs, const mixprec_tensor *outputs,
-                   int32_t num_outputs, void **device_outputs);
+__attribute__((visibility("hidden"))) mixprec_status mixprec_cuda_enter(
+    const mixprec_tensor *inputs, int32_t num_inputs, void **device_inputs,
+    const mixprec_tensor *outputs, int32_t num_outputs, void **device_outputs);
 
 /* Ends a call that mixprec_cuda_enter started: waits for its GPU work and
  * reports the first error of the call (MIXPREC_DEVICE_ERROR, or

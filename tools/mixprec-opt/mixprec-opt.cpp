@@ -8,9 +8,9 @@
 
 #include "mixprec/Codegen/Passes.h"
 #include "mixprec/Conversion/Passes.h"
-#include "mixprec/Pipelines/Pipelines.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
 #include "mixprec/Pipelines/AmpPipeline.h"
+#include "mixprec/Pipelines/Pipelines.h"
 #include "mixprec/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"

@@ -15,8 +15,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -24,6 +22,8 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mixprec {
 #define GEN_PASS_DEF_MIXPRECGPUTENSORCOREGEMM
@@ -144,8 +144,7 @@ public:
 
   /// Fills `kernel`, whose arguments are the whole buffers of A, B and the
   /// output; `views` are the view ops from each to the op's operand.
-  void build(gpu::GPUFuncOp kernel,
-             ArrayRef<SmallVector<Operation *>> views);
+  void build(gpu::GPUFuncOp kernel, ArrayRef<SmallVector<Operation *>> views);
 
 private:
   /// The index constant `value`, made once at the top of the kernel.

@@ -13,10 +13,10 @@
 #include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 using namespace mlir;
 
@@ -68,11 +68,12 @@ static FailureOr<std::unique_ptr<llvm::TargetMachine>>
 createMachine(ModuleOp anchor, StringRef cpu, llvm::CodeGenOptLevel level) {
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return anchor.emitError("no LLVM target for the host: ") << error;
-  std::string cpuName = cpu == "native" ? llvm::sys::getHostCPUName().str()
-                                        : cpu.str();
+  std::string cpuName =
+      cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu.str();
   std::string features;
   if (cpu == "native")
     for (const auto &feature : llvm::sys::getHostCPUFeatures())
@@ -178,9 +179,10 @@ static LogicalResult generateObject(ModuleOp anchor, llvm::Module &module,
   return success();
 }
 
-FailureOr<std::vector<std::string>>
-emitObjectFiles(ModuleOp module, StringRef cpu, StringRef directory,
-                TimingScope &timing) {
+FailureOr<std::vector<std::string>> emitObjectFiles(ModuleOp module,
+                                                    StringRef cpu,
+                                                    StringRef directory,
+                                                    TimingScope &timing) {
   FailureOr<LoweredModule> lowered = translateAndOptimize(module, cpu, timing);
   if (failed(lowered))
     return failure();
