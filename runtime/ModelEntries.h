@@ -37,7 +37,8 @@ typedef enum mixprec_init_kind {
 
 typedef struct mixprec_model_state {
   const mixprec_tensor_spec *spec;
-  int32_t trainable;
+  mixprec_state_role role;
+  const char *step; /* the train step that owns it, or null */
   int32_t init_kind;
   double a, b;
   uint64_t seed;

@@ -227,13 +227,11 @@ void callerInputText(const mixprec_function &function, const int32_t *sources,
   }
 }
 
-/// The index of the state tensor `<step>.<suffix>`, or -1.
-int32_t stepStateIndex(const char *step, const char *suffix) {
-  size_t stepLength = std::strlen(step);
+/// The index of the state tensor of role `role` that `step` owns, or -1.
+int32_t stepStateIndex(const char *step, mixprec_state_role role) {
   for (int32_t i = 0; i < mixprec_model_num_states; ++i) {
-    const char *name = mixprec_model_states[i].spec->name;
-    if (std::strncmp(name, step, stepLength) == 0 && name[stepLength] == '.' &&
-        std::strcmp(name + stepLength + 1, suffix) == 0)
+    const mixprec_model_state &state = mixprec_model_states[i];
+    if (state.role == role && state.step && std::strcmp(state.step, step) == 0)
       return i;
   }
   return -1;
@@ -282,6 +280,19 @@ mixprec_status mixprec_state_at(int32_t index,
   return writeItemAt("mixprec_state_at", "parameter or buffer", index,
                      mixprec_model_num_states, spec,
                      [](int32_t i) { return mixprec_model_states[i].spec; });
+}
+
+mixprec_status mixprec_state_role_at(int32_t index, mixprec_state_role *role,
+                                     const char **step) {
+  if (!step)
+    return noPlaceFor("mixprec_state_role_at", "step");
+  mixprec_status status =
+      writeItemAt("mixprec_state_role_at", "parameter or buffer", index,
+                  mixprec_model_num_states, role,
+                  [](int32_t i) { return mixprec_model_states[i].role; });
+  if (status == MIXPREC_OK)
+    *step = mixprec_model_states[index].step;
+  return status;
 }
 
 void mixprec_trainer_destroy(mixprec_trainer *trainer) {
@@ -383,11 +394,12 @@ mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
     }
     created->outputStates[i] = index;
   }
-  created->stepCount = stepStateIndex(step, "step_count");
-  created->lossScale = stepStateIndex(step, "loss_scale");
-  created->skipped = stepStateIndex(step, "skipped");
-  created->skippedSteps = stepStateIndex(step, "skipped_steps");
-  created->finiteGradients = stepStateIndex(step, "finite_gradients");
+  created->stepCount = stepStateIndex(step, MIXPREC_STATE_STEP_COUNT);
+  created->lossScale = stepStateIndex(step, MIXPREC_STATE_LOSS_SCALE);
+  created->skipped = stepStateIndex(step, MIXPREC_STATE_SKIPPED);
+  created->skippedSteps = stepStateIndex(step, MIXPREC_STATE_SKIPPED_STEPS);
+  created->finiteGradients =
+      stepStateIndex(step, MIXPREC_STATE_FINITE_GRADIENTS);
   *trainer = created;
   return MIXPREC_OK;
 }
@@ -485,7 +497,7 @@ mixprec_trainer_nonfinite_parameter(const mixprec_trainer *trainer,
   const auto *finite =
       static_cast<const uint8_t *>(trainer->state[trainer->finiteGradients]);
   for (int32_t i = 0, parameter = 0; i < mixprec_model_num_states; ++i) {
-    if (!mixprec_model_states[i].trainable)
+    if (mixprec_model_states[i].role != MIXPREC_STATE_PARAMETER)
       continue;
     if (!finite[parameter++] && index-- == 0) {
       *name = mixprec_model_states[i].spec->name;

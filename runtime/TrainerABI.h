@@ -12,6 +12,7 @@
 #include "ModelLibrary.h"
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace mixprec {
@@ -67,6 +68,20 @@ struct TrainerABI {
         specs.push_back(spec);
     }
     return specs;
+  }
+
+  /// Whether the train step `step` owns a buffer of role `role`.
+  bool hasStepState(const std::string &step, mixprec_state_role role) const {
+    int32_t count = 0;
+    api.mixprec_num_states(&count);
+    for (int32_t i = 0; i < count; ++i) {
+      mixprec_state_role stateRole = MIXPREC_STATE_PARAMETER;
+      const char *owner = nullptr;
+      if (api.mixprec_state_role_at(i, &stateRole, &owner) == MIXPREC_OK &&
+          stateRole == role && owner && step == owner)
+        return true;
+    }
+    return false;
   }
 
   /// Whether the trainer supplies `input` itself: a parameter, a buffer or

@@ -126,8 +126,10 @@ const mixprec_model_entry mixprec_model_entries[] = {
 };
 const int32_t mixprec_model_num_entries = 3;
 const mixprec_model_state mixprec_model_states[] = {
-    {&kWeights, 1, MIXPREC_INIT_CONSTANT, 0.5, 0.0, 0},
-    {&kStepCount, 0, MIXPREC_INIT_CONSTANT, 0.0, 0.0, 0},
+    {&kWeights, MIXPREC_STATE_PARAMETER, nullptr, MIXPREC_INIT_CONSTANT, 0.5,
+     0.0, 0},
+    {&kStepCount, MIXPREC_STATE_STEP_COUNT, "train", MIXPREC_INIT_CONSTANT, 0.0,
+     0.0, 0},
 };
 const int32_t mixprec_model_num_states = 2;
 
@@ -200,9 +202,9 @@ TEST_F(ModelRuntime, AbiVersion) {
 TEST_F(ModelRuntime, TheTableOfTheVersionHoldsEveryEntryPointInOrder) {
   const mixprec_api *api = mixprec_get_api(MIXPREC_API_VERSION);
   ASSERT_NE(api, nullptr);
-  // Version 3's layout: 24 entry points, in the order of
+  // Version 3's layout: 25 entry points, in the order of
   // mixprec_entry_points.def.
-  static_assert(sizeof(mixprec_api) == 24 * sizeof(void (*)()));
+  static_assert(sizeof(mixprec_api) == 25 * sizeof(void (*)()));
   const auto *slots = reinterpret_cast<const void *const *>(api);
   EXPECT_EQ(slots[0], reinterpret_cast<const void *>(&mixprec_num_functions));
   EXPECT_EQ(slots[3], reinterpret_cast<const void *>(&mixprec_call));
@@ -211,6 +213,7 @@ TEST_F(ModelRuntime, TheTableOfTheVersionHoldsEveryEntryPointInOrder) {
   EXPECT_EQ(slots[12],
             reinterpret_cast<const void *>(&mixprec_trainer_step_count));
   EXPECT_EQ(slots[23], reinterpret_cast<const void *>(&mixprec_dtype_name));
+  EXPECT_EQ(slots[24], reinterpret_cast<const void *>(&mixprec_state_role_at));
   EXPECT_EQ(api->mixprec_last_error, &mixprec_last_error);
   EXPECT_EQ(api->mixprec_trainer_evaluate, &mixprec_trainer_evaluate);
   int32_t count = 0;
@@ -302,6 +305,32 @@ TEST_F(ModelRuntime, StateAtBounds) {
   }
   EXPECT_STREQ(mixprec_last_error(),
                "no parameter or buffer at index 2147483647: the model has 2");
+}
+
+TEST_F(ModelRuntime, StateRoleAtGivesEachStatesRoleAndStep) {
+  mixprec_state_role role = MIXPREC_STATE_BUFFER;
+  const char *step = "unset";
+  ASSERT_EQ(mixprec_state_role_at(0, &role, &step), MIXPREC_OK);
+  EXPECT_EQ(role, MIXPREC_STATE_PARAMETER);
+  EXPECT_EQ(step, nullptr);
+  ASSERT_EQ(mixprec_state_role_at(1, &role, &step), MIXPREC_OK);
+  EXPECT_EQ(role, MIXPREC_STATE_STEP_COUNT);
+  EXPECT_STREQ(step, "train");
+  for (int32_t index : {-1, 2, INT32_MIN, INT32_MAX}) {
+    mixprec_state_role unchanged = MIXPREC_STATE_MOMENT;
+    const char *unchangedStep = "unset";
+    EXPECT_EQ(mixprec_state_role_at(index, &unchanged, &unchangedStep),
+              MIXPREC_INVALID_ARGUMENT)
+        << index;
+    EXPECT_EQ(unchanged, MIXPREC_STATE_MOMENT) << index;
+    EXPECT_STREQ(unchangedStep, "unset") << index;
+  }
+  EXPECT_STREQ(mixprec_last_error(),
+               "no parameter or buffer at index 2147483647: the model has 2");
+  EXPECT_EQ(mixprec_state_role_at(0, nullptr, &step), MIXPREC_INVALID_ARGUMENT);
+  EXPECT_EQ(mixprec_state_role_at(0, &role, nullptr), MIXPREC_INVALID_ARGUMENT);
+  EXPECT_STREQ(mixprec_last_error(),
+               "mixprec_state_role_at: no place for the step");
 }
 
 //===----------------------------------------------------------------------===//

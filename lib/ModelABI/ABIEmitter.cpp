@@ -29,6 +29,32 @@ static const char *dtypeEnumerator(mixprec_dtype dtype) {
   llvm_unreachable("unknown dtype");
 }
 
+static const char *roleEnumerator(mixprec_state_role role) {
+  switch (role) {
+  case MIXPREC_STATE_PARAMETER:
+    return "MIXPREC_STATE_PARAMETER";
+  case MIXPREC_STATE_BUFFER:
+    return "MIXPREC_STATE_BUFFER";
+  case MIXPREC_STATE_STEP_COUNT:
+    return "MIXPREC_STATE_STEP_COUNT";
+  case MIXPREC_STATE_MOMENT:
+    return "MIXPREC_STATE_MOMENT";
+  case MIXPREC_STATE_LOSS_SCALE:
+    return "MIXPREC_STATE_LOSS_SCALE";
+  case MIXPREC_STATE_LOSS_SCALE_TRACKER:
+    return "MIXPREC_STATE_LOSS_SCALE_TRACKER";
+  case MIXPREC_STATE_LOSS_SCALE_HYSTERESIS:
+    return "MIXPREC_STATE_LOSS_SCALE_HYSTERESIS";
+  case MIXPREC_STATE_SKIPPED:
+    return "MIXPREC_STATE_SKIPPED";
+  case MIXPREC_STATE_SKIPPED_STEPS:
+    return "MIXPREC_STATE_SKIPPED_STEPS";
+  case MIXPREC_STATE_FINITE_GRADIENTS:
+    return "MIXPREC_STATE_FINITE_GRADIENTS";
+  }
+  llvm_unreachable("unknown state role");
+}
+
 /// The strided-memref descriptor type of rank `rank`, as MLIR's C interface
 /// lays it out.
 static std::string descriptorType(size_t rank) {
@@ -135,11 +161,13 @@ static void emitStateTable(llvm::raw_ostream &os, ArrayRef<StateSpec> state) {
     // %a: hexadecimal floats carry the f64 values exactly.
     snprintf(numbers, sizeof(numbers), "%a, %a, %lluull", spec.init.a,
              spec.init.b, (unsigned long long)spec.init.seed);
-    os << "  {&state_specs[" << index << "], " << int(spec.trainable) << ", "
-       << int(spec.init.kind) << ", " << numbers << "},\n";
+    std::string step = spec.step.empty() ? "0" : cStringLiteral(spec.step);
+    os << "  {&state_specs[" << index << "], " << roleEnumerator(spec.role)
+       << ", " << step << ", " << int(spec.init.kind) << ", " << numbers
+       << "},\n";
   }
   if (state.empty())
-    os << "  {0, 0, 0, 0.0, 0.0, 0},\n";
+    os << "  {0, MIXPREC_STATE_PARAMETER, 0, 0, 0.0, 0.0, 0},\n";
   os << "};\nconst int32_t mixprec_model_num_states = " << state.size()
      << ";\n";
 }

@@ -69,9 +69,8 @@ indexChecksOf(func::FuncOp function) {
     auto bound = check.getAs<IntegerAttr>("bound");
     auto shape = check.getAs<DenseI64ArrayAttr>("shape");
     if (!op || !location || !noun || !bound || !shape)
-      return function.emitError()
-             << "@" << function.getSymName() << ": malformed index check "
-             << check;
+      return function.emitError() << "@" << function.getSymName()
+                                  << ": malformed index check " << check;
     specs.push_back({op.str(), location.str(), noun.str(), bound.getInt(),
                      llvm::SmallVector<int64_t>(shape.asArrayRef())});
   }
@@ -188,8 +187,47 @@ static std::optional<StateInit> initOf(InitializerAttrInterface initializer,
       .Default([](Attribute) { return std::nullopt; });
 }
 
+/// The ABI's role of a parameter or buffer declaration.
+static mixprec_state_role abiRoleOf(Operation &op) {
+  auto buffer = dyn_cast<BufferOp>(op);
+  if (!buffer)
+    return MIXPREC_STATE_PARAMETER;
+  std::optional<StateRole> role = buffer.getRole();
+  if (!role)
+    return MIXPREC_STATE_BUFFER;
+  switch (*role) {
+  case StateRole::StepCount:
+    return MIXPREC_STATE_STEP_COUNT;
+  case StateRole::Moment:
+    return MIXPREC_STATE_MOMENT;
+  case StateRole::LossScale:
+    return MIXPREC_STATE_LOSS_SCALE;
+  case StateRole::LossScaleTracker:
+    return MIXPREC_STATE_LOSS_SCALE_TRACKER;
+  case StateRole::LossScaleHysteresis:
+    return MIXPREC_STATE_LOSS_SCALE_HYSTERESIS;
+  case StateRole::Skipped:
+    return MIXPREC_STATE_SKIPPED;
+  case StateRole::SkippedSteps:
+    return MIXPREC_STATE_SKIPPED_STEPS;
+  case StateRole::FiniteGradients:
+    return MIXPREC_STATE_FINITE_GRADIENTS;
+  }
+  llvm_unreachable("every StateRole has an ABI role");
+}
+
+/// The step of `steps` whose state `name` is (`<step>.<rest>`); empty if
+/// none. A step's name is a C identifier, so it ends at the first dot.
+static std::string owningStep(StringRef name, ArrayRef<std::string> steps) {
+  auto [step, rest] = name.split('.');
+  if (rest.empty() || !llvm::is_contained(steps, step))
+    return "";
+  return step.str();
+}
+
 FailureOr<std::vector<StateSpec>> collectState(ModuleOp module) {
   std::vector<StateSpec> state;
+  std::vector<std::string> steps = trainStepNames(module);
   for (Operation &op : module.getOps()) {
     if (!isa<ParameterOp, BufferOp>(op))
       continue;
@@ -209,7 +247,10 @@ FailureOr<std::vector<StateSpec>> collectState(ModuleOp module) {
     spec.tensor.name = SymbolTable::getSymbolName(&op).str();
     spec.tensor.dtype = *dtypeOf(type.getElementType());
     spec.tensor.shape.assign(type.getShape().begin(), type.getShape().end());
-    spec.trainable = isa<ParameterOp>(op);
+    spec.role = abiRoleOf(op);
+    if (spec.role != MIXPREC_STATE_PARAMETER &&
+        spec.role != MIXPREC_STATE_BUFFER)
+      spec.step = owningStep(spec.tensor.name, steps);
     spec.init = *init;
     state.push_back(std::move(spec));
   }

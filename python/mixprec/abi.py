@@ -13,6 +13,13 @@ API_VERSION = 3
 STATUS = c_int  # mixprec_status
 DTYPE = c_int  # mixprec_dtype
 TRAINER = c_void_p  # mixprec_trainer *, opaque
+STATE_ROLE = c_int  # mixprec_state_role
+
+# The names of mixprec_state_role's values (MIXPREC_STATE_<NAME>, lower
+# case), indexed by value.
+STATE_ROLES = ("parameter", "buffer", "step_count", "moment", "loss_scale",
+               "loss_scale_tracker", "loss_scale_hysteresis", "skipped",
+               "skipped_steps", "finite_gradients")
 
 
 class Tensor(ctypes.Structure):
@@ -67,6 +74,8 @@ ENTRY_POINTS = (
       c_int32)),
     ("mixprec_dtype_size", STATUS, (DTYPE, POINTER(c_size_t))),
     ("mixprec_dtype_name", STATUS, (DTYPE, POINTER(c_char_p))),
+    ("mixprec_state_role_at", STATUS,
+     (c_int32, POINTER(STATE_ROLE), POINTER(c_char_p))),
 )
 
 

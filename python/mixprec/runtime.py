@@ -15,6 +15,7 @@ class ModelError(RuntimeError):
 
     INVALID_ARGUMENT = 1  # also a label or token id out of range
     NOT_FOUND = 2  # no function of that name
+    INTERNAL = 3
     DEVICE_ERROR = 5
 
     def __init__(self, message, status=None):
@@ -56,6 +57,16 @@ class TensorSpec:
 
 
 @dataclass(frozen=True)
+class StateSpec(TensorSpec):
+    """A parameter or buffer of the model, what it holds ("parameter",
+    "buffer", or the role of a train step's buffer: "step_count",
+    "loss_scale", ..., abi.STATE_ROLES) and the train step that owns it
+    (None for none)."""
+    role: str
+    step: object = None
+
+
+@dataclass(frozen=True)
 class Function:
     name: str
     inputs: tuple
@@ -65,6 +76,13 @@ class Function:
 def _spec(raw):
     shape = tuple(raw.shape[i] for i in range(raw.rank))
     return TensorSpec(raw.name.decode(), raw.dtype, shape)
+
+
+def _role_name(value):
+    if not 0 <= value < len(abi.STATE_ROLES):
+        raise ModelError("the library gives a state role this package does "
+                         "not know: %d" % value, ModelError.INTERNAL)
+    return abi.STATE_ROLES[value]
 
 
 class Model:
@@ -120,7 +138,14 @@ class Model:
         for i in range(self._count(api.mixprec_num_states)):
             spec = ctypes.POINTER(abi.TensorSpec)()
             self._check(api.mixprec_state_at(i, ctypes.byref(spec)))
-            state.append(_spec(spec.contents))
+            role, step = abi.STATE_ROLE(), ctypes.c_char_p()
+            self._check(api.mixprec_state_role_at(i, ctypes.byref(role),
+                                                  ctypes.byref(step)))
+            tensor = _spec(spec.contents)
+            state.append(StateSpec(
+                tensor.name, tensor.dtype, tensor.shape,
+                _role_name(role.value),
+                step.value.decode() if step.value is not None else None))
         self.state = tuple(state)
 
     def _count(self, entry_point):

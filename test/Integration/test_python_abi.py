@@ -38,6 +38,7 @@ CTYPES = {
     "const mixprec_function *": POINTER(abi.Function),
     "const mixprec_function **": POINTER(POINTER(abi.Function)),
     "const mixprec_tensor_spec **": POINTER(POINTER(abi.TensorSpec)),
+    "mixprec_state_role *": POINTER(c_int),
 }
 
 
@@ -45,10 +46,10 @@ def test_the_header_lists_the_entry_points():
     names = [name for name, _, _ in abi_header.entry_points()]
     # A few fixed points of version 3, so a parser that finds nothing or
     # the wrong things fails here.
-    assert len(names) == 24, names
+    assert len(names) == 25, names
     assert names[0] == "mixprec_num_functions"
     assert names[3:5] == ["mixprec_call", "mixprec_call_function"]
-    assert names[-1] == "mixprec_dtype_name"
+    assert names[-2:] == ["mixprec_dtype_name", "mixprec_state_role_at"]
     assert len(set(names)) == len(names)
 
 
@@ -69,6 +70,16 @@ def test_python_version_is_the_headers():
             "mixprec.h").read_text()
     version = re.search(r"#define MIXPREC_API_VERSION (\d+)", text)
     assert version and int(version.group(1)) == abi.API_VERSION
+
+
+def test_python_state_roles_are_the_headers():
+    # mixprec_state_role's enumerators, MIXPREC_STATE_<NAME> = <value>.
+    text = (abi_header.ROOT / "include" / "mixprec" / "Runtime" /
+            "mixprec.h").read_text()
+    roles = {int(value): name.lower() for name, value in
+             re.findall(r"MIXPREC_STATE_(\w+) = (\d+)", text)}
+    assert len(roles) == 10, roles
+    assert abi.STATE_ROLES == tuple(roles[v] for v in range(len(roles)))
 
 
 @pytest.fixture(scope="module")

@@ -296,3 +296,73 @@ def test_a_checkpoint_of_another_model_names_both_types(tmp_path):
                        % re.escape(str(checkpoint))):
         trainer.load(checkpoint)
     assert trainer.get("w").tobytes() == before.tobytes()
+
+
+def test_each_state_reports_its_role():
+    # The roles of docs/design.md's train-step state, written here from
+    # its naming: an Adam step with dynamic loss scaling owns its step
+    # count, two moments per parameter and the scaler's buffers.
+    model = compile_mlir("""
+mixprec.parameter @w : tensor<4x3xf32> = #mixprec.uniform<low = -1.0, high = 1.0, seed = 5>
+mixprec.parameter @b : tensor<3xf32> = #mixprec.zeros
+mixprec.buffer @seen : tensor<i64> = #mixprec.zeros
+func.func @loss(%x: tensor<2x4xf32>) -> tensor<f32> {
+  %w = mixprec.read @w : tensor<4x3xf32>
+  %b = mixprec.read @b : tensor<3xf32>
+  %y = mixprec.matmul %x, %w : tensor<2x4xf32>, tensor<4x3xf32> -> tensor<2x3xf32>
+  %bb = mixprec.broadcast %b : tensor<3xf32> -> tensor<2x3xf32>
+  %z = mixprec.add %y, %bb : tensor<2x3xf32>, tensor<2x3xf32>
+  %l = mixprec.reduce_mean %z {dims = array<i64: 0, 1>} : tensor<2x3xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.adam<>
+""", ("--amp=precision=f16",))
+    assert {spec.name: (spec.role, spec.step) for spec in model.state} == {
+        "w": ("parameter", None),
+        "b": ("parameter", None),
+        "seen": ("buffer", None),
+        "train.step_count": ("step_count", "train"),
+        "train.w.exp_avg": ("moment", "train"),
+        "train.w.exp_avg_sq": ("moment", "train"),
+        "train.b.exp_avg": ("moment", "train"),
+        "train.b.exp_avg_sq": ("moment", "train"),
+        "train.loss_scale": ("loss_scale", "train"),
+        "train.loss_scale_tracker": ("loss_scale_tracker", "train"),
+        "train.loss_scale_hysteresis": ("loss_scale_hysteresis", "train"),
+        "train.skipped": ("skipped", "train"),
+        "train.skipped_steps": ("skipped_steps", "train"),
+        "train.finite_gradients": ("finite_gradients", "train"),
+    }
+
+
+def test_the_trainer_finds_the_step_count_by_role_not_by_name():
+    # A hand-written step whose counter of role step_count is not named
+    # `step_count`, beside a plain buffer that is: the trainer counts with
+    # the former.
+    model = compile_mlir("""
+mixprec.parameter @w : tensor<3xf32> = #mixprec.zeros
+mixprec.buffer @train.steps_taken : tensor<i64> = #mixprec.zeros role step_count
+mixprec.buffer @train.step_count : tensor<i64> = #mixprec.constant<40.0>
+func.func @train(%x: tensor<3xf32>, %lr: tensor<f32>) -> tensor<f32>
+    attributes {mixprec.optimizer_step} {
+  %w = mixprec.read @w : tensor<3xf32>
+  %l = mixprec.reduce_sum %w {dims = array<i64: 0>} : tensor<3xf32>
+  %taken = mixprec.read @train.steps_taken : tensor<i64>
+  %next = mixprec.increment %taken : tensor<i64>
+  mixprec.assign @train.steps_taken, %next : tensor<i64>
+  %other = mixprec.read @train.step_count : tensor<i64>
+  %more = mixprec.increment %other : tensor<i64>
+  mixprec.assign @train.step_count, %more : tensor<i64>
+  return %l : tensor<f32>
+}
+""")
+    assert {spec.name: (spec.role, spec.step) for spec in model.state} == {
+        "w": ("parameter", None), "train.steps_taken": ("step_count", "train"),
+        "train.step_count": ("buffer", None)}
+    trainer = model.trainer()
+    assert trainer.step_count == 0
+    trainer.step([np.zeros(3, np.float32)], 0.1)
+    trainer.step([np.zeros(3, np.float32)], 0.1)
+    assert trainer.step_count == 2
+    assert trainer.get("train.step_count") == 42
+

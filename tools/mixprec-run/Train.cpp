@@ -341,10 +341,7 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
   } destroy{abi, trainer};
 
   // Progress shows the loss scale where the step has one.
-  bool scaled = false;
-  std::string scaleName = options.step + ".loss_scale";
-  for (const mixprec_tensor_spec *state : abi.states())
-    scaled |= scaleName == state->name;
+  bool scaled = abi.hasStepState(options.step, MIXPREC_STATE_LOSS_SCALE);
 
   std::vector<const mixprec_tensor_spec *> batchSpecs = abi.batchInputs(*step);
   if (batchSpecs.size() != options.data.size())

@@ -55,7 +55,11 @@ struct StateInit {
 /// A parameter or buffer of the model.
 struct StateSpec {
   TensorSpec tensor;
-  bool trainable;
+  /// A parameter, a plain buffer, or the buffer's StateRole.
+  mixprec_state_role role;
+  /// The train step that owns a buffer with a role: the one its name
+  /// begins with (`<step>.<rest>`). Empty for no step.
+  std::string step;
   StateInit init;
 };
 

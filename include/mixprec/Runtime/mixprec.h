@@ -32,8 +32,8 @@ extern "C" {
 
 /* The version of the entry points and of their table (mixprec_api): raised
  * whenever an entry point is added or changes. Version 3 made every entry
- * point that can fail return a status and added mixprec_call_function and
- * mixprec_get_api. */
+ * point that can fail return a status and added mixprec_call_function,
+ * mixprec_get_api and the state roles (mixprec_state_role_at). */
 #define MIXPREC_API_VERSION 3
 
 /* A dtype field holds any 32-bit value a caller or a file puts there; in C++
@@ -53,6 +53,31 @@ typedef enum mixprec_dtype
   MIXPREC_I64 = 4,
   MIXPREC_BOOL = 5, /* one byte per element, 0 or 1 */
 } mixprec_dtype;
+
+/* What a parameter or buffer of the model holds (mixprec_state_role_at).
+ * A buffer that a train step owns has the role the compiler gave it; the
+ * trainer finds a step's state by role and owning step, never by name. */
+/* clang-format off: the base type only in C++ */
+typedef enum mixprec_state_role
+#ifdef __cplusplus
+    : int32_t
+#endif
+{
+  /* clang-format on */
+  MIXPREC_STATE_PARAMETER = 0,  /* trained by the optimizer */
+  MIXPREC_STATE_BUFFER = 1,     /* any other buffer (batch-norm statistics) */
+  MIXPREC_STATE_STEP_COUNT = 2, /* i64[]: steps taken */
+  MIXPREC_STATE_MOMENT = 3,     /* f32: an optimizer moment of a parameter */
+  MIXPREC_STATE_LOSS_SCALE = 4, /* f32[]: the scale the next step uses */
+  /* i32[]: finite steps since the scale last changed */
+  MIXPREC_STATE_LOSS_SCALE_TRACKER = 5,
+  /* i32[]: non-finite steps the scale may still absorb */
+  MIXPREC_STATE_LOSS_SCALE_HYSTERESIS = 6,
+  MIXPREC_STATE_SKIPPED = 7,       /* bool[]: the last step was skipped */
+  MIXPREC_STATE_SKIPPED_STEPS = 8, /* i64[]: steps skipped so far */
+  /* bool[parameters]: parameter k's gradient was finite in the last step */
+  MIXPREC_STATE_FINITE_GRADIENTS = 9,
+} mixprec_state_role;
 
 typedef enum mixprec_status {
   MIXPREC_OK = 0,
