@@ -217,25 +217,3 @@ LogicalResult ReduceMaxGradOp::verify() {
            << types.front() << ", got " << getGrad().getType();
   return success();
 }
-
-TypedValue<RankedTensorType> SoftmaxCrossEntropyGradOp::getAccessIndices() {
-  return getLabels();
-}
-
-int64_t SoftmaxCrossEntropyGradOp::getIndexBound() {
-  return getLogits().getType().getDimSize(1);
-}
-
-StringRef SoftmaxCrossEntropyGradOp::getIndexNoun() { return "label"; }
-
-std::optional<int64_t> SoftmaxCrossEntropyGradOp::getSkippedIndex() {
-  return getIgnoreIndex();
-}
-
-TypedValue<RankedTensorType> EmbeddingGradOp::getAccessIndices() {
-  return getIndices();
-}
-
-int64_t EmbeddingGradOp::getIndexBound() { return getNumEmbeddings(); }
-
-StringRef EmbeddingGradOp::getIndexNoun() { return "index"; }

@@ -58,17 +58,3 @@ LogicalResult MseOp::inferReturnTypes(MLIRContext *context,
       {}, cast<RankedTensorType>(input).getElementType()));
   return success();
 }
-
-TypedValue<RankedTensorType> SoftmaxCrossEntropyOp::getAccessIndices() {
-  return getLabels();
-}
-
-int64_t SoftmaxCrossEntropyOp::getIndexBound() {
-  return getLogits().getType().getDimSize(1);
-}
-
-StringRef SoftmaxCrossEntropyOp::getIndexNoun() { return "label"; }
-
-std::optional<int64_t> SoftmaxCrossEntropyOp::getSkippedIndex() {
-  return getIgnoreIndex();
-}

@@ -22,6 +22,7 @@ void MixprecDialect::initialize() {
 #define GET_OP_LIST
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.cpp.inc"
       >();
+  attachIndexedAccessModels(*getContext());
 }
 
 /// Whether autocast may choose the precision of `op`: a mixprec compute op.

@@ -277,13 +277,3 @@ LogicalResult mixprec::inferPool2DType(std::optional<Location> location,
   types.push_back(type.clone(shape));
   return success();
 }
-
-TypedValue<RankedTensorType> EmbeddingOp::getAccessIndices() {
-  return getIndices();
-}
-
-int64_t EmbeddingOp::getIndexBound() {
-  return getTable().getType().getDimSize(0);
-}
-
-StringRef EmbeddingOp::getIndexNoun() { return "index"; }

@@ -163,8 +163,6 @@ def Mixprec_LayerNormGradOp : Mixprec_Op<"layer_norm_grad",
 def Mixprec_SoftmaxCrossEntropyGradOp : Mixprec_Op<
     "softmax_cross_entropy_grad", Mixprec_FP32Category, [
     Pure, AllTypesMatch<["logits", "result"]>,
-    DeclareOpInterfaceMethods<Mixprec_IndexedAccessOpInterface,
-                              ["getSkippedIndex"]>,
     TypesMatchWith<"grad is a 0-d tensor of the logits' element type",
                    "logits", "grad",
                    "::mlir::RankedTensorType::get({}, "
@@ -195,8 +193,7 @@ def Mixprec_SoftmaxCrossEntropyGradOp : Mixprec_Op<
 }
 
 def Mixprec_EmbeddingGradOp : Mixprec_Op<"embedding_grad",
-    Mixprec_FollowCategory, [Pure, Mixprec_InferTypeOpAdaptor,
-    DeclareOpInterfaceMethods<Mixprec_IndexedAccessOpInterface>]> {
+    Mixprec_FollowCategory, [Pure, Mixprec_InferTypeOpAdaptor]> {
   let summary = "gradient of embedding with respect to its table";
   let description = [{
     `grad` is `indices.shape + [dim]`; the result is a zero

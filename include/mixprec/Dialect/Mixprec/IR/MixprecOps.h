@@ -78,6 +78,10 @@ llvm::LogicalResult verifyLossScaleParameters(
 /// f32, its accumulator's.
 bool isContraction(mlir::Operation *op);
 
+/// Attaches IndexedAccessOpInterface to the gathers (softmax_cross_entropy,
+/// embedding and their gradients); the dialect does it when it loads.
+void attachIndexedAccessModels(mlir::MLIRContext &context);
+
 /// `value` (a ranked tensor) with elements of `elementType`: itself when it
 /// has them already, else a new `mixprec.cast`.
 mlir::Value castElements(mlir::OpBuilder &b, mlir::Location loc,

@@ -631,7 +631,6 @@ def Mixprec_ConcatOp : Mixprec_Op<"concat", Mixprec_PromoteCategory, [
 
 def Mixprec_EmbeddingOp : Mixprec_Op<"embedding", Mixprec_FollowCategory, [
     Pure, Mixprec_InferTypeOpAdaptor,
-    DeclareOpInterfaceMethods<Mixprec_IndexedAccessOpInterface>,
     Mixprec_HasAdjoint]> {
   let summary = "gathers rows of a [vocab, dim] table";
   let description = [{
@@ -749,8 +748,7 @@ def Mixprec_CastOp : Mixprec_Op<"cast", Mixprec_FollowCategory, [
 
 def Mixprec_SoftmaxCrossEntropyOp : Mixprec_Op<"softmax_cross_entropy",
     Mixprec_FP32Category, [Pure, Mixprec_InferTypeOpAdaptor,
-    DeclareOpInterfaceMethods<Mixprec_IndexedAccessOpInterface,
-                              ["getSkippedIndex"]>, Mixprec_HasAdjoint]> {
+                           Mixprec_HasAdjoint]> {
   let summary = "cross entropy of [N, C] logits against [N] integer labels";
   let description = [{
     `-log_softmax(logits)[n, labels[n]]`, averaged (`mean`, default) or
