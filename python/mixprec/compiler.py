@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import tempfile
 
+from . import cache
 from .runtime import Model
 
 
@@ -38,26 +39,36 @@ def _option_list(options):
     return [os.fspath(option) for option in options]
 
 
-def compile_file(path, output=None, options=()):
-    """Compiles a model file to a shared library and loads it. `options`
-    are mixprec-compile's, as a list or as one string."""
-    options = _option_list(options)
-    if output is None:
-        directory = tempfile.mkdtemp(prefix="mixprec-")
-        output = os.path.join(directory, "libmodel.so")
-    proc = subprocess.run([tool_path("mixprec-compile"), str(path), "-o",
-                           str(output), *options], capture_output=True,
-                          text=True)
+def _run_compiler(compiler, path, output, options):
+    proc = subprocess.run([compiler, str(path), "-o", str(output), *options],
+                          capture_output=True, text=True)
     if proc.returncode != 0:
         raise CompileError(proc.stderr)
-    return Model(output)
+
+
+def compile_file(path, output=None, options=()):
+    """Compiles a model file to a shared library and loads it. `options`
+    are mixprec-compile's, as a list or as one string. Without `output`
+    the library goes to the cache (mixprec.cache), where the same model
+    compiled again with the same options by the same compiler is found
+    without compiling."""
+    options = _option_list(options)
+    compiler = tool_path("mixprec-compile")
+    if output is not None:
+        _run_compiler(compiler, path, output, options)
+        return Model(output)
+    text = pathlib.Path(path).read_bytes()
+    return Model(cache.library(
+        text, options, compiler,
+        lambda built: _run_compiler(compiler, path, built, options)))
 
 
 def compile_source(text, output=None, options=()):
-    """Compiles MLIR text to a shared library and loads it; `options` as
-    for compile_file."""
+    """Compiles MLIR text to a shared library and loads it; `output` and
+    `options` as for compile_file."""
     options = _option_list(options)
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+    with tempfile.NamedTemporaryFile("w", prefix="mixprec-", suffix=".mlir",
+                                     delete=False) as f:
         f.write(text)
     try:
         return compile_file(f.name, output, options)

@@ -1,16 +1,24 @@
 """pytest configuration of the integration suite: the mixprec package comes
-from python/ and the tools from the build directory ($MIXPREC_BUILD)."""
-import pathlib
-import sys
+from python/ (pytest.ini's pythonpath) and the tools from the build directory
+($MIXPREC_BUILD)."""
+import os
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "python"))
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import pytest
+
+import harness
 
 
-import pytest  # noqa: E402
-
-import harness  # noqa: E402
+@pytest.fixture(scope="session", autouse=True)
+def compile_cache(tmp_path_factory):
+    """The libraries compiled without an output path go to a cache of the
+    session's own (unless $MIXPREC_CACHE names one), not to the user's."""
+    if os.environ.get("MIXPREC_CACHE"):
+        yield os.environ["MIXPREC_CACHE"]
+        return
+    directory = tmp_path_factory.mktemp("mixprec-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MIXPREC_CACHE", str(directory))
+        yield str(directory)
 
 
 @pytest.fixture(scope="module", params=harness.BACKENDS)

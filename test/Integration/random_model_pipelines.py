@@ -32,6 +32,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from random_models import FLOATS, generate
+from subprocess_env import python_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -197,7 +198,8 @@ def _run_chain(seed, chain, timeout, timings):
     """Runs `chain`'s tasks in order up to the first failure, which it
     returns; adds each task's seconds to `timings`."""
     for task in chain:
-        env = dict(os.environ, **(task.env or {}))
+        # The runs of a library import mixprec from the source tree.
+        env = python_env(**(task.env or {}))
         start = time.time()
         try:
             proc = subprocess.run(task.command, capture_output=True,
@@ -259,7 +261,6 @@ def run_library(library, spec, seed, steps, lr, losses):
     """A few train steps, then the eval functions; raises on a failure.
     `losses` is a rule of losses_rule; with "finite", the eval functions'
     results must be finite too."""
-    sys.path.insert(0, os.path.join(ROOT, "python"))
     import numpy as np
     import mixprec
 

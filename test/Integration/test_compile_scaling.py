@@ -5,21 +5,16 @@ worth of distinct code: deeper stacks may add calls and launches (the
 per-layer glue) but no loop-nest function (CPU) or kernel (CUDA). And a
 12-block GPT-sized train step compiles and trains on the CPU."""
 import os
-import pathlib
 import re
 import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from mixprec import compile_file
 from mixprec.compiler import tool_path
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
-from transformer_stack import Sizes, train_step_module  # noqa: E402
+from transformer_stack import Sizes, train_step_module
 
 TINY = Sizes(batch=2, seq=8, width=32, heads=4, hidden=64)
 

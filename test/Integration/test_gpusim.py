@@ -21,6 +21,8 @@ import sys
 import numpy as np
 import pytest
 
+from subprocess_env import python_env
+
 LIBRARY = os.path.join(os.environ.get("MIXPREC_BUILD", "build"), "lib",
                        "libmixprec_gpusim.so")
 if not os.path.exists(LIBRARY):
@@ -1305,13 +1307,12 @@ def _run_counted_kernels():
 
 def test_counters(tmp_path):
     report = tmp_path / "report.json"
-    env = dict(os.environ, MIXPREC_GPUSIM_REPORT=str(report),
-               MIXPREC_BUILD=os.path.dirname(os.path.dirname(
-                   os.path.abspath(LIBRARY))))
-    here = os.path.dirname(os.path.abspath(__file__))
+    env = python_env(MIXPREC_GPUSIM_REPORT=str(report),
+                     MIXPREC_BUILD=os.path.dirname(os.path.dirname(
+                         os.path.abspath(LIBRARY))))
     child = subprocess.run(
-        [sys.executable, "-c", "import sys; sys.path.insert(0, %r); "
-         "import test_gpusim; test_gpusim._run_counted_kernels()" % here],
+        [sys.executable, "-c",
+         "import test_gpusim; test_gpusim._run_counted_kernels()"],
         env=env, capture_output=True, text=True, timeout=300)
     assert child.returncode == 0, child.stderr
     counters = json.loads(report.read_text())

@@ -15,6 +15,7 @@ import pytest
 
 import mixprec
 from mixprec import dtypes
+from subprocess_env import python_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -73,11 +74,9 @@ def test_every_gemm_shape_matches_the_cpu(libraries, monkeypatch):
 CALL_ALL = """
 import sys
 import numpy as np
-sys.path.insert(0, sys.argv[1])
-sys.path.insert(0, sys.argv[2])
 import mixprec
 from test_gpusim_gemm import random_inputs
-model = mixprec.Model(sys.argv[3])
+model = mixprec.Model(sys.argv[1])
 for seed, name in enumerate(sorted(model.functions)):
     model.call(name, random_inputs(model.functions[name], seed))
 """
@@ -115,11 +114,9 @@ def expected_gemm_counters(m, n, k, element_bytes):
 
 def test_gemm_counters_match_the_kernel_design(libraries, tmp_path):
     report = tmp_path / "report.json"
-    environment = dict(os.environ, MIXPREC_LIBCUDA=GPUSIM,
-                       MIXPREC_GPUSIM_REPORT=str(report))
-    here = os.path.dirname(os.path.abspath(__file__))
-    subprocess.run([sys.executable, "-c", CALL_ALL,
-                    os.path.join(ROOT, "python"), here, libraries["cuda"]],
+    environment = python_env(MIXPREC_LIBCUDA=GPUSIM,
+                             MIXPREC_GPUSIM_REPORT=str(report))
+    subprocess.run([sys.executable, "-c", CALL_ALL, libraries["cuda"]],
                    check=True, env=environment)
     kernels = json.loads(report.read_text())["kernels"]
     # Every function's contraction ran on tensor cores.

@@ -18,6 +18,7 @@ import pytest
 
 import abi_header
 import mixprec
+from subprocess_env import python_env
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = ["mlp", "cnn", "transformer"]
@@ -977,13 +978,12 @@ def test_bad_library_is_refused_by_python(trainable_mlp, tmp_path, case):
     # assertion.
     proc = run(sys.executable, "-c", """
 import sys
-sys.path.insert(0, %r)
 import mixprec
 try:
     mixprec.Model(sys.argv[1])
 except mixprec.ModelError as error:
     print(error, error.status)
-""" % str(ROOT / "python"), library)
+""", library, env=python_env())
     assert proc.returncode == 0, (proc.returncode, proc.stderr)
     assert proc.stdout.startswith("%s: " % library), proc.stdout
     assert proc.stdout.endswith(" 1\n"), proc.stdout  # INVALID_ARGUMENT
