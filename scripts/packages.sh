@@ -8,6 +8,7 @@
 MIXPREC_PACKAGES=(cmake ninja-build g++ libgtest-dev
                   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
                   python3-numpy python3-pytest python3-torch python3-sklearn
+                  python3-tqdm python3-matplotlib python3-venv python3-wheel
                   clang-format-22)
 # The sanitizer build and the fuzzers, besides.
 SANITIZER_PACKAGES=(clang-22 libclang-rt-22-dev)

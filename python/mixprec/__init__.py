@@ -9,9 +9,10 @@ Arrays are numpy arrays; bf16 tensors are np.uint16 arrays of raw bf16 bits
 (numpy has no bf16 type), see `mixprec.dtypes`.
 """
 from .compiler import CompileError, compile_file, compile_source, tool_path
+from .plot import plot_history
 from .runtime import (Function, Model, ModelError, StateSpec, TensorSpec,
                       Trainer, UnknownFunctionError)
 
 __all__ = ["CompileError", "compile_file", "compile_source", "tool_path",
            "Function", "Model", "ModelError", "StateSpec", "TensorSpec",
-           "Trainer", "UnknownFunctionError"]
+           "Trainer", "UnknownFunctionError", "plot_history"]
