@@ -1,0 +1,446 @@
+"""Lowerings of torch functions and Tensor methods: arithmetic, math,
+reductions, normalization and shape manipulation."""
+import math
+import operator
+
+import torch
+import torch.nn.functional as F
+
+from .emitter import Value
+from .lowering import Unavailable
+from .registry import lowers
+
+
+def float_operand(ctx, x, like=None, what="operand"):
+    value = ctx.value(x, like)
+    if not value.is_float:
+        raise ctx.unsupported("arithmetic on a %s tensor" % value.dtype,
+                              "the %s must be a float tensor" % what)
+    return value
+
+
+def _operands(ctx, a, b):
+    like = a if isinstance(a, Value) else b
+    return float_operand(ctx, a, like), float_operand(ctx, b, like)
+
+
+def _axis(dim, rank):
+    return dim % rank if rank else 0
+
+
+# Arithmetic.
+@lowers(operator.add, torch.add, "add")
+def add(ctx, input, other, alpha=1):
+    if alpha != 1:
+        other = mul(ctx, other, alpha)
+    return ctx.ops.binary("add", *_operands(ctx, input, other))
+
+
+@lowers(operator.sub, torch.sub, "sub")
+def sub(ctx, input, other, alpha=1):
+    if alpha != 1:
+        other = mul(ctx, other, alpha)
+    return ctx.ops.binary("sub", *_operands(ctx, input, other))
+
+
+@lowers(torch.rsub)
+def rsub(ctx, input, other, alpha=1):
+    return sub(ctx, other, mul(ctx, input, alpha) if alpha != 1 else input)
+
+
+@lowers(operator.mul, torch.mul, "mul")
+def mul(ctx, input, other):
+    return ctx.ops.binary("mul", *_operands(ctx, input, other))
+
+
+@lowers(operator.truediv, torch.div, torch.true_divide, "div", "true_divide")
+def div(ctx, input, other, rounding_mode=None):
+    if rounding_mode is not None:
+        raise ctx.unsupported("division with rounding_mode=%r" % rounding_mode)
+    return ctx.ops.binary("div", *_operands(ctx, input, other))
+
+
+@lowers(operator.neg, torch.neg, "neg")
+def neg(ctx, input):
+    return ctx.ops.unary("neg", float_operand(ctx, input))
+
+
+@lowers(operator.pow, torch.pow, "pow")
+def pow(ctx, input, exponent):
+    if isinstance(input, Value) and exponent == 2:
+        return ctx.ops.binary("mul", input, input)  # exact, as PyTorch's
+    return ctx.ops.binary("pow", *_operands(ctx, input, exponent))
+
+
+def _unary(name, *targets):
+    def lower(ctx, input):
+        return ctx.ops.unary(name, float_operand(ctx, input))
+    lowers(*targets)(lower)
+
+
+_unary("exp", torch.exp, "exp")
+_unary("log", torch.log, "log")
+_unary("sqrt", torch.sqrt, "sqrt")
+_unary("rsqrt", torch.rsqrt, "rsqrt")
+_unary("abs", torch.abs, "abs")
+_unary("tanh", torch.tanh, F.tanh, "tanh")
+_unary("sigmoid", torch.sigmoid, F.sigmoid, "sigmoid")
+
+
+@lowers(F.relu, torch.relu, "relu")
+def relu(ctx, input, inplace=False):
+    return ctx.ops.unary("relu", float_operand(ctx, input))
+
+
+@lowers(F.silu)
+def silu(ctx, input, inplace=False):
+    return ctx.ops.unary("silu", float_operand(ctx, input))
+
+
+@lowers(F.gelu)
+def gelu(ctx, input, approximate="none"):
+    if approximate == "tanh":
+        return ctx.ops.unary("gelu", float_operand(ctx, input),
+                             "approximate = #mixprec<gelu_approximation tanh>")
+    if approximate != "none":
+        raise ctx.unsupported("F.gelu with approximate=%r" % approximate)
+    return ctx.ops.unary("gelu", float_operand(ctx, input))
+
+
+@lowers(torch.maximum, "maximum")
+def maximum(ctx, input, other):
+    return ctx.ops.binary("maximum", *_operands(ctx, input, other))
+
+
+@lowers(torch.minimum, "minimum")
+def minimum(ctx, input, other):
+    return ctx.ops.binary("minimum", *_operands(ctx, input, other))
+
+
+@lowers(torch.clamp, torch.clip, "clamp", "clip")
+def clamp(ctx, input, min=None, max=None):
+    result = float_operand(ctx, input)
+    if min is not None:
+        result = maximum(ctx, result, min)
+    if max is not None:
+        result = minimum(ctx, result, max)
+    return result
+
+
+@lowers(torch.clamp_min, "clamp_min")
+def clamp_min(ctx, input, min):
+    return clamp(ctx, input, min=min)
+
+
+@lowers(torch.clamp_max, "clamp_max")
+def clamp_max(ctx, input, max):
+    return clamp(ctx, input, max=max)
+
+
+# Reductions.
+def _dims(dim, rank):
+    if dim is None:
+        return list(range(rank))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    return [_axis(d, rank) for d in dims]
+
+
+def _reduce(ctx, name, input, dim, keepdim, dtype):
+    if dtype is not None:
+        raise ctx.unsupported("a reduction with dtype=%s" % dtype)
+    x = float_operand(ctx, input)
+    return ctx.ops.reduce(name, x, _dims(dim, len(x.shape)), keepdim)
+
+
+@lowers(torch.sum, "sum")
+def sum(ctx, input, dim=None, keepdim=False, dtype=None):
+    return _reduce(ctx, "reduce_sum", input, dim, keepdim, dtype)
+
+
+@lowers(torch.mean, "mean")
+def mean(ctx, input, dim=None, keepdim=False, dtype=None):
+    return _reduce(ctx, "reduce_mean", input, dim, keepdim, dtype)
+
+
+@lowers(torch.amax, "amax")
+def amax(ctx, input, dim=(), keepdim=False):
+    return _reduce(ctx, "reduce_max", input, dim if dim != () else None,
+                   keepdim, None)
+
+
+class _ValuesAndIndices(tuple):
+    """torch.max(x, dim)'s result: `.values` (and [0]); its indices are
+    not computed."""
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+
+@lowers(torch.max, "max")
+def max(ctx, input, dim=None, keepdim=False):
+    if isinstance(dim, (Value, torch.Tensor)):
+        return maximum(ctx, input, dim)
+    values = _reduce(ctx, "reduce_max", input, dim, keepdim, None)
+    if dim is None:
+        return values
+    return _ValuesAndIndices((values, Unavailable(
+        "the indices of torch.max (argmax)")))
+
+
+@lowers(torch.min, "min")
+def min(ctx, input, dim=None, keepdim=False):
+    if isinstance(dim, (Value, torch.Tensor)):
+        return minimum(ctx, input, dim)
+    raise ctx.unsupported("torch.min over a dim",
+                          "use -torch.amax(-x, dim)")
+
+
+@lowers(getattr)
+def get_attribute(ctx, obj, name):
+    if isinstance(obj, _ValuesAndIndices) and name in ("values", "indices"):
+        return getattr(obj, name)
+    if isinstance(obj, Value) and name == "T":
+        return ctx.ops.transpose(obj, reversed(range(len(obj.shape))))
+    raise ctx.unsupported("the attribute '%s'" % name)
+
+
+# Normalization.
+@lowers(F.softmax, torch.softmax, "softmax")
+def softmax(ctx, input, dim=None, _stacklevel=3, dtype=None):
+    return _softmax(ctx, "softmax", input, dim, dtype)
+
+
+@lowers(F.log_softmax, torch.log_softmax, "log_softmax")
+def log_softmax(ctx, input, dim=None, _stacklevel=3, dtype=None):
+    return _softmax(ctx, "log_softmax", input, dim, dtype)
+
+
+def _softmax(ctx, name, input, dim, dtype):
+    if dim is None:
+        raise ctx.unsupported("%s without dim" % name)
+    if dtype is not None:
+        raise ctx.unsupported("%s with dtype=%s" % (name, dtype))
+    x = float_operand(ctx, input)
+    return ctx.ops.softmax(name, x, _axis(dim, len(x.shape)))
+
+
+@lowers(F.layer_norm)
+def layer_norm(ctx, input, normalized_shape, weight=None, bias=None,
+               eps=1e-5):
+    x = float_operand(ctx, input)
+    axis = len(x.shape) - len(tuple(normalized_shape))
+    scale = bias_value = None
+    if weight is not None or bias is not None:
+        shape = tuple(x.shape[axis:])
+        scale = ctx.value(weight if weight is not None else torch.ones(shape))
+        bias_value = ctx.value(bias if bias is not None else
+                               torch.zeros(shape))
+    return ctx.ops.layer_norm(x, scale, bias_value, axis, eps)
+
+
+@lowers(F.dropout, torch.dropout, "dropout")
+def dropout(ctx, input, p=0.5, training=True, inplace=False):
+    x = float_operand(ctx, input)
+    if not (training and ctx.training) or p == 0:
+        return x
+    return ctx.ops.dropout(x, ctx.rng(), p, ctx.dropout_stream())
+
+
+@lowers(F.linear)
+def linear(ctx, input, weight, bias=None):
+    x = float_operand(ctx, input)
+    return ctx.ops.linear(x, ctx.value(weight), None if bias is None
+                          else ctx.value(bias))
+
+
+# Matrix products.
+@lowers(operator.matmul, torch.matmul, torch.bmm, torch.mm, "matmul", "bmm",
+        "mm")
+def matmul(ctx, input, other):
+    lhs, rhs = _operands(ctx, input, other)
+    if len(lhs.shape) < 2 or len(rhs.shape) < 2:
+        raise ctx.unsupported("a matrix product of a 1-d tensor",
+                              "reshape the vector to a matrix")
+    if len(rhs.shape) == 2 and len(lhs.shape) > 2:
+        # [..., k] @ [k, n]: one matrix product over the flattened rows.
+        rows = ctx.ops.reshape(lhs, (math.prod(lhs.shape[:-1]),
+                                     lhs.shape[-1]))
+        return ctx.ops.reshape(ctx.ops.matmul(rows, rhs), ctx.shape())
+    batch = tuple(torch.broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2]))
+    lhs = ctx.ops.broadcast(lhs, batch + lhs.shape[-2:])
+    rhs = ctx.ops.broadcast(rhs, batch + rhs.shape[-2:])
+    return ctx.ops.matmul(lhs, rhs)
+
+
+# Shapes.
+def _to_example_shape(ctx, input):
+    return ctx.ops.reshape(ctx.value(input), ctx.shape())
+
+
+for _name in ("reshape", "view", "flatten", "unsqueeze", "squeeze",
+              "view_as", "reshape_as"):
+    lowers(_name)(lambda ctx, input, *args, **kwargs:
+                  _to_example_shape(ctx, input))
+lowers(torch.reshape, torch.flatten, torch.unsqueeze, torch.squeeze)(
+    lambda ctx, input, *args, **kwargs: _to_example_shape(ctx, input))
+
+
+@lowers("contiguous")
+def contiguous(ctx, input, memory_format=torch.contiguous_format):
+    return input
+
+
+@lowers("expand", "expand_as", "broadcast_to", torch.broadcast_to)
+def expand(ctx, input, *sizes):
+    return ctx.ops.broadcast(ctx.value(input), ctx.shape())
+
+
+@lowers("permute", torch.permute)
+def permute(ctx, input, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    x = ctx.value(input)
+    return ctx.ops.transpose(x, [_axis(d, len(x.shape)) for d in dims])
+
+
+@lowers("transpose", torch.transpose, "swapaxes", torch.swapaxes)
+def transpose(ctx, input, dim0, dim1):
+    x = ctx.value(input)
+    order = list(range(len(x.shape)))
+    a, b = _axis(dim0, len(order)), _axis(dim1, len(order))
+    order[a], order[b] = order[b], order[a]
+    return ctx.ops.transpose(x, order)
+
+
+@lowers("t", torch.t)
+def t(ctx, input):
+    return transpose(ctx, input, 0, -1)
+
+
+@lowers("float", "type_as", "to")
+def convert(ctx, input, *args, **kwargs):
+    x = ctx.value(input)
+    dtype = {torch.float32: "f32", torch.float16: "f16",
+             torch.bfloat16: "bf16", torch.int32: "i32",
+             torch.int64: "i64"}.get(ctx.example.dtype)
+    if dtype is None:
+        raise ctx.unsupported("a conversion to %s" % ctx.example.dtype)
+    return ctx.ops.cast(x, dtype)
+
+
+@lowers(torch.cat, torch.concat)
+def cat(ctx, tensors, dim=0):
+    values = [ctx.value(t) for t in tensors]
+    return ctx.ops.concat(values, _axis(dim, len(values[0].shape)),
+                          ctx.shape())
+
+
+@lowers(torch.stack)
+def stack(ctx, tensors, dim=0):
+    values = [ctx.value(t) for t in tensors]
+    axis = _axis(dim, len(values[0].shape) + 1)
+    expanded = [ctx.ops.reshape(v, v.shape[:axis] + (1,) + v.shape[axis:])
+                for v in values]
+    return ctx.ops.concat(expanded, axis, ctx.shape())
+
+
+@lowers("chunk", torch.chunk, "split", torch.split, "unbind", torch.unbind)
+def split(ctx, input, *args, dim=0, **kwargs):
+    x = ctx.value(input)
+    if len(args) > 1:
+        dim = args[1]
+    axis = _axis(dim, len(x.shape))
+    pieces, offset = [], 0
+    for example in ctx.example:
+        size = example.shape[axis] if example.dim() == len(x.shape) else 1
+        offsets = [0] * len(x.shape)
+        offsets[axis] = offset
+        sizes = list(x.shape)
+        sizes[axis] = size
+        piece = ctx.ops.slice(x, offsets, sizes)
+        pieces.append(ctx.ops.reshape(piece, tuple(example.shape)))
+        offset += size
+    return tuple(pieces)
+
+
+@lowers(operator.getitem)
+def getitem(ctx, container, index):
+    if not isinstance(container, Value):
+        return container[index]  # a tuple of results
+    return _index(ctx, container, index)
+
+
+def _index(ctx, x, index):
+    """Basic indexing: integers, slices with positive steps, None and
+    Ellipsis."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    if any(isinstance(i, (Value, torch.Tensor, list)) for i in items):
+        raise ctx.unsupported("indexing with a tensor or list",
+                              "only integers, slices, None and ... index")
+    explicit = len([i for i in items if i is not None and i is not ...])
+    if ... in items:
+        at = items.index(...)
+        items[at:at + 1] = [slice(None)] * (len(x.shape) - explicit)
+    items += [slice(None)] * (len(x.shape) - explicit)
+    offsets, sizes, strides = [], [], []
+    dim = 0
+    for item in items:
+        if item is None:
+            continue
+        extent = x.shape[dim]
+        if isinstance(item, int):
+            offsets.append(item % extent)
+            sizes.append(1)
+            strides.append(1)
+        else:
+            start, stop, step = item.indices(extent)
+            if step <= 0:
+                raise ctx.unsupported("a slice with step %d" % step)
+            offsets.append(start)
+            sizes.append(max(0, (stop - start + step - 1) // step))
+            strides.append(step)
+        dim += 1
+    return ctx.ops.reshape(ctx.ops.slice(x, offsets, sizes, strides),
+                           ctx.shape())
+
+
+# Masks: only constant masks (built from shapes, such as a causal mask).
+def _constant_mask(ctx, mask, what):
+    if isinstance(mask, Value):
+        raise ctx.unsupported("%s with a mask computed from the data" % what,
+                              "the mask must not depend on the inputs or "
+                              "parameters")
+    return torch.as_tensor(mask).to(torch.bool)
+
+
+@lowers("masked_fill", torch.masked_fill)
+def masked_fill(ctx, input, mask, value):
+    x = float_operand(ctx, input)
+    mask = _constant_mask(ctx, mask, "masked_fill").expand(x.shape)
+    if isinstance(value, (Value, torch.Tensor)):
+        if isinstance(value, Value) or value.dim() != 0:
+            raise ctx.unsupported("masked_fill with a tensor value")
+        value = value.item()
+    # x * keep + fill, with fill = value where masked: right for infinite
+    # values too (x * 0 + -inf), where x * (1 - m) + value * m is not.
+    keep = ctx.value((~mask).to(torch.float32), x)
+    fill = torch.where(mask, torch.tensor(float(value)), torch.tensor(0.0))
+    return ctx.ops.binary("add", ctx.ops.binary("mul", x, keep),
+                          ctx.value(fill, x))
+
+
+@lowers(torch.where)
+def where(ctx, condition, input=None, other=None):
+    if input is None:
+        raise ctx.unsupported("torch.where(condition) (nonzero indices)")
+    condition = _constant_mask(ctx, condition, "torch.where")
+    shape = ctx.shape()
+    chosen = ctx.value(condition.expand(shape).to(torch.float32))
+    rejected = ctx.value((~condition.expand(shape)).to(torch.float32))
+    return ctx.ops.binary("add", mul(ctx, input, chosen),
+                          mul(ctx, other, rejected))

@@ -1,0 +1,124 @@
+"""A PyTorch module, its loss and its optimizer as a mixprec model: the
+parameters and buffers, `@loss` (train mode), `@forward` (eval mode) and
+the train step."""
+import copy
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+# Registers every lowering.
+from . import attention, functions, losses, modules  # noqa: F401
+from .emitter import MLIR_TYPES, symbol, tensor_type
+from .errors import UnsupportedError
+from .lowering import Lowering, StateTable
+from .optimizers import STEP, Translation
+from .tracing import trace_forward, trace_loss
+
+
+@dataclass
+class ImportedModel:
+    """The model text and what the trainer needs to map its state back to
+    the user's module."""
+    text: str
+    parameters: list  # trained parameters, by module name
+    buffers: list  # other state the functions read or update
+    optimizer: Translation
+    batch: list  # (dtype, shape) of each batch tensor
+    forward_inputs: list = field(default_factory=list)  # None: no @forward
+
+
+def _check_module(model):
+    if not isinstance(model, nn.Module):
+        raise UnsupportedError("a model of type %s" % type(model).__name__,
+                               reason="mpt.compile takes an nn.Module")
+    for name, parameter in model.named_parameters():
+        if parameter.dtype != torch.float32:
+            raise UnsupportedError(
+                "the %s parameter '%s'" % (parameter.dtype, name),
+                reason="parameters must be float32 (mixprec keeps FP32 "
+                "master weights and chooses 16-bit copies itself)")
+
+
+def _model_inputs(model, loss_fn, batch):
+    """The tensors `loss_fn` passes to the model's forward, from one eager
+    call on a copy (None when it does not call the model itself)."""
+    seen = []
+
+    def hook(module, args):
+        if not seen:
+            seen.append(args)
+
+    handle = model.register_forward_pre_hook(hook)
+    try:
+        with torch.no_grad():
+            loss_fn(model, *batch)
+    finally:
+        handle.remove()
+    if not seen or not all(isinstance(a, torch.Tensor) for a in seen[0]):
+        return None
+    return [a.detach().clone() for a in seen[0]]
+
+
+def import_model(model, loss_fn, example_batch, optimizer):
+    _check_module(model)
+    batch = [torch.as_tensor(x) for x in example_batch]
+    for index, tensor in enumerate(batch):
+        if tensor.dtype not in MLIR_TYPES:
+            raise UnsupportedError(
+                "batch tensor %d of dtype %s" % (index, tensor.dtype),
+                reason="the model takes float32, float16, bfloat16, int32, "
+                "int64 or bool tensors")
+    work = copy.deepcopy(model).train()
+    names = {id(p): n for n, p in model.named_parameters()}
+    translation = Translation(optimizer, names)
+
+    root, graph = trace_loss(work, loss_fn, len(batch))
+    loss_table = StateTable(work)
+    loss = Lowering(root, graph, "loss", loss_table, training=True)
+    results = loss.run(batch)
+    if len(results) != 1 or results[0].shape != () or not results[0].is_float:
+        raise UnsupportedError(
+            "a loss function returning %s" % ", ".join(r.type for r in results),
+            reason="loss_fn(model, *batch) must return one scalar tensor")
+    functions_text = loss.writer.text(results)
+
+    forward_inputs = _model_inputs(copy.deepcopy(model).train(), loss_fn,
+                                   batch)
+    forward_reads = {}
+    if forward_inputs is not None:
+        evaluated = copy.deepcopy(model).eval()
+        forward_root, forward_graph = trace_forward(evaluated)
+        forward = Lowering(forward_root, forward_graph, "forward",
+                           StateTable(evaluated), training=False)
+        outputs = forward.run(forward_inputs)
+        functions_text += forward.writer.text(outputs)
+        forward_reads = forward.writer.reads
+
+    trained = set(translation.trained)
+    state = dict(loss_table.parameters, **loss_table.buffers)
+    loss_reads = loss.writer.reads
+    parameters = [n for n in loss_reads if n in trained]
+    buffers = [n for n in list(loss_reads) + list(forward_reads)
+               if n not in trained]
+    buffers = list(dict.fromkeys(buffers))
+    declarations = []
+    for name in parameters:
+        tensor = state[name]
+        decay = " {weight_decay = false}" if name in \
+            translation.undecayed else ""
+        declarations.append("  mixprec.parameter %s : %s = #mixprec.zeros%s\n"
+                            % (symbol(name), tensor_type(
+                                tensor.shape, MLIR_TYPES[tensor.dtype]), decay))
+    for name in buffers:
+        tensor = state[name]
+        declarations.append("  mixprec.buffer %s : %s = #mixprec.zeros\n" % (
+            symbol(name), tensor_type(tensor.shape, MLIR_TYPES[tensor.dtype])))
+    text = "module {\n%s%s  mixprec.train_step @%s forward @loss optimizer " \
+        "%s\n}\n" % ("".join(declarations), functions_text, STEP,
+                     translation.attribute)
+    return ImportedModel(
+        text, parameters, buffers, translation,
+        [(t.dtype, tuple(t.shape)) for t in batch],
+        None if forward_inputs is None else
+        [(t.dtype, tuple(t.shape)) for t in forward_inputs])

@@ -1,0 +1,132 @@
+"""Lowerings of torch.nn.functional's losses."""
+import torch
+import torch.nn.functional as F
+
+from .registry import lowers
+
+_REDUCTIONS = ("mean", "sum")
+
+
+def _reduction(ctx, name, reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:
+        raise ctx.unsupported("%s with size_average/reduce" % name,
+                              "use reduction=")
+    if reduction not in _REDUCTIONS:
+        raise ctx.unsupported("%s with reduction=%r" % (name, reduction),
+                              "reduction must be 'mean' or 'sum'")
+    return reduction
+
+
+def _reduce_all(ctx, x, reduction):
+    name = "reduce_mean" if reduction == "mean" else "reduce_sum"
+    return ctx.ops.reduce(name, x, range(len(x.shape)))
+
+
+def _labels(ctx, target, name):
+    labels = ctx.value(target)
+    if labels.dtype not in ("i32", "i64"):
+        raise ctx.unsupported("%s with %s targets" % (name, labels.dtype),
+                              "targets are class indices (torch.long)")
+    return labels
+
+
+def _logits(ctx, input, name):
+    x = ctx.value(input)
+    if len(x.shape) != 2 or not x.is_float:
+        raise ctx.unsupported("%s of a %s input" % (name, x.type),
+                              "the input is [batch, classes] floats")
+    return x
+
+
+@lowers(F.cross_entropy)
+def cross_entropy(ctx, input, target, weight=None, size_average=None,
+                  ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    name = "F.cross_entropy"
+    reduction = _reduction(ctx, name, reduction, size_average, reduce)
+    if weight is not None:
+        raise ctx.unsupported("%s with class weights" % name)
+    logits = _logits(ctx, input, name)
+    labels = _labels(ctx, target, name)
+    if label_smoothing == 0:
+        return ctx.ops.softmax_cross_entropy(logits, labels, reduction,
+                                             ignore_index)
+    # (1 - e) * CE + e * mean over classes of -log p. PyTorch leaves ignored
+    # rows out of both terms; here an ignored label is not in range and the
+    # compiled step rejects it, so no row is silently miscounted.
+    rows, classes = logits.shape
+    ce = ctx.ops.softmax_cross_entropy(logits, labels, reduction, None)
+    log_probs = ctx.ops.softmax("log_softmax", logits, 1)
+    total = ctx.ops.reduce("reduce_sum", log_probs, [0, 1])
+    divisor = classes * (rows if reduction == "mean" else 1)
+    smooth = ctx.ops.binary("mul", total,
+                            ctx.value(-label_smoothing / divisor, total))
+    kept = ctx.ops.binary("mul", ce, ctx.value(1.0 - label_smoothing, ce))
+    return ctx.ops.binary("add", kept, smooth)
+
+
+@lowers(F.nll_loss)
+def nll_loss(ctx, input, target, weight=None, size_average=None,
+             ignore_index=-100, reduce=None, reduction="mean"):
+    name = "F.nll_loss"
+    reduction = _reduction(ctx, name, reduction, size_average, reduce)
+    if weight is not None:
+        raise ctx.unsupported("%s with class weights" % name)
+    log_probs = _logits(ctx, input, name)
+    labels = _labels(ctx, target, name)
+    rows, classes = log_probs.shape
+    # The one-hot rows of the labels, looked up in an identity matrix (an
+    # out-of-range label, ignore_index included, is rejected by the step).
+    one_hot = ctx.ops.embedding(
+        ctx.value(torch.eye(classes, dtype=torch.float32), log_probs), labels)
+    picked = ctx.ops.binary("mul", log_probs, one_hot)
+    total = ctx.ops.reduce("reduce_sum", picked, [0, 1])
+    divisor = rows if reduction == "mean" else 1
+    return ctx.ops.binary("mul", total, ctx.value(-1.0 / divisor, total))
+
+
+def _pair(ctx, input, target, name):
+    x = ctx.value(input)
+    y = ctx.value(target, x)
+    if not (x.is_float and y.is_float):
+        raise ctx.unsupported("%s of %s and %s" % (name, x.type, y.type),
+                              "input and target are float tensors")
+    shape = tuple(torch.broadcast_shapes(x.shape, y.shape))
+    return ctx.ops.broadcast(x, shape), ctx.ops.broadcast(y, shape)
+
+
+@lowers(F.mse_loss)
+def mse_loss(ctx, input, target, size_average=None, reduce=None,
+             reduction="mean"):
+    reduction = _reduction(ctx, "F.mse_loss", reduction, size_average, reduce)
+    x, y = _pair(ctx, input, target, "F.mse_loss")
+    return ctx.ops.mse(x, y, reduction)
+
+
+@lowers(F.l1_loss)
+def l1_loss(ctx, input, target, size_average=None, reduce=None,
+            reduction="mean"):
+    reduction = _reduction(ctx, "F.l1_loss", reduction, size_average, reduce)
+    x, y = _pair(ctx, input, target, "F.l1_loss")
+    return _reduce_all(ctx, ctx.ops.unary("abs", ctx.ops.binary("sub", x, y)),
+                       reduction)
+
+
+@lowers(F.binary_cross_entropy_with_logits)
+def binary_cross_entropy_with_logits(ctx, input, target, weight=None,
+                                     size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    name = "F.binary_cross_entropy_with_logits"
+    reduction = _reduction(ctx, name, reduction, size_average, reduce)
+    if weight is not None or pos_weight is not None:
+        raise ctx.unsupported("%s with weight or pos_weight" % name)
+    x, y = _pair(ctx, input, target, name)
+    # max(x, 0) - x * y + log(1 + exp(-|x|)): PyTorch's stable form.
+    ops = ctx.ops
+    softplus = ops.unary("log", ops.binary(
+        "add", ctx.value(1.0, x),
+        ops.unary("exp", ops.unary("neg", ops.unary("abs", x)))))
+    loss = ops.binary("add", ops.binary("sub", ops.unary("relu", x),
+                                        ops.binary("mul", x, y)), softplus)
+    return _reduce_all(ctx, loss, reduction)
+

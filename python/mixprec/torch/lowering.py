@@ -1,0 +1,285 @@
+"""Lowering an fx graph to one `func.func` of the mixprec dialect.
+
+Each node runs on example tensors as it is lowered: the results give every
+value's shape and dtype, and a node whose inputs are all constants (a
+causal mask built with torch.triu, x.shape[0]) is folded to its value."""
+import torch
+from torch import fx
+
+from . import registry
+from .emitter import MLIR_TYPES, FunctionWriter, Ops, Value
+from .errors import UnsupportedError, user_line
+
+# Methods and attributes whose result describes a tensor's type, not its
+# data: their value is known when the module is imported.
+_TYPE_QUERIES = {"size", "dim", "ndimension", "numel", "shape", "dtype",
+                 "ndim", "device", "is_cuda"}
+
+
+class Unavailable:
+    """A result the dialect does not compute (the indices of torch.max):
+    using it raises UnsupportedError naming `what`."""
+
+    def __init__(self, what):
+        self.what = what
+
+
+class StateTable:
+    """The model's parameters and buffers by identity, under the names of
+    the user's module (a parameter shared by two modules has one name)."""
+
+    def __init__(self, model):
+        self.parameters = {}  # name -> nn.Parameter
+        self.buffers = {}  # name -> tensor
+        self._names = {}
+        for name, parameter in model.named_parameters():
+            self._names[id(parameter)] = name
+            self.parameters[name] = parameter
+        for name, buffer in model.named_buffers():
+            self._names.setdefault(id(buffer), name)
+            self.buffers[name] = buffer
+
+    def name_of(self, tensor):
+        return self._names.get(id(tensor))
+
+
+class Context:
+    """What a lowering sees of the node it lowers."""
+
+    def __init__(self, lowering, node, example):
+        self.lowering = lowering
+        self.node = node
+        self.example = example  # the node's result on the example batch
+        self.ops = lowering.ops
+        self.module = None  # the called module, for call_module
+        self.path = None  # the module's path below the node's, if any
+
+    @property
+    def training(self):
+        return self.lowering.training
+
+    @property
+    def module_path(self):
+        path = self.node.meta.get("module_path", "")
+        return "%s.%s" % (path, self.path) if self.path else path
+
+    def within(self, module, path=None):
+        """This context for `module`, a part of the module being expanded
+        (an encoder layer's linear1)."""
+        context = Context(self.lowering, self.node, self.example)
+        context.module = module
+        context.path = path
+        return context
+
+    def unsupported(self, construct, reason=""):
+        return UnsupportedError(construct, self.module_path,
+                                user_line(self.node.stack_trace), reason)
+
+    def value(self, x, like=None):
+        """`x` as a Value: a constant tensor or number becomes a constant
+        (a number takes the float type of `like`)."""
+        if isinstance(x, Value):
+            return x
+        if isinstance(x, Unavailable):
+            raise self.unsupported(x.what)
+        if isinstance(x, torch.Tensor):
+            dtype = MLIR_TYPES.get(x.dtype)
+            if dtype is None:
+                raise self.unsupported("a constant of dtype %s" % x.dtype)
+            return self.ops.constant(x.detach(), dtype)
+        if isinstance(x, (bool, int, float)):
+            dtype = like.dtype if like is not None and like.is_float else "f32"
+            return self.ops.scalar(x, dtype)
+        raise self.unsupported("an operand of type %s" % type(x).__name__)
+
+    def state(self, tensor, what):
+        """The value of the model's parameter or buffer `tensor`."""
+        return self.lowering.read_state(tensor, what, self)
+
+    def rng(self):
+        return self.lowering.rng()
+
+    def dropout_stream(self):
+        return self.lowering.next_stream()
+
+    def shape(self):
+        return tuple(self.example.shape)
+
+
+class Lowering:
+    """One fx graph to one function. `training` selects train-mode
+    semantics (dropout, batch statistics); state reads and buffer updates
+    go through `state_table`, and the parameters and buffers the function
+    uses are collected in `used`."""
+
+    def __init__(self, root, graph, name, state_table, training,
+                 name_prefix=""):
+        self.root = root
+        self.graph = graph
+        self.writer = FunctionWriter(name)
+        self.ops = Ops(self.writer)
+        self.state_table = state_table
+        self.training = training
+        self.prefix = name_prefix  # the user's module's path in `root`
+        self.updated_buffers = []
+        self._rng = None
+        self._streams = 0
+
+    def rng(self):
+        if self._rng is None:
+            self._rng = self.ops.rng_state()
+        return self._rng
+
+    def next_stream(self):
+        self._streams += 1
+        return self._streams - 1
+
+    def read_state(self, tensor, what, context):
+        name = self.state_table.name_of(tensor)
+        if name is None:
+            raise context.unsupported(
+                "%s that is not a parameter or buffer of the model" % what)
+        dtype = MLIR_TYPES.get(tensor.dtype)
+        if dtype is None or (dtype not in ("f32",) and
+                             name in self.state_table.parameters):
+            raise context.unsupported("%s '%s' of dtype %s" % (
+                what, name, tensor.dtype), "parameters must be float32")
+        return self.ops.read(name, tuple(tensor.shape), dtype)
+
+    def update_buffer(self, tensor, value, context):
+        name = self.state_table.name_of(tensor)
+        self.ops.assign(name, value)
+        self.updated_buffers.append(name)
+
+    def run(self, example_inputs):
+        """Lowers the graph on `example_inputs`; returns the function's
+        results (Values)."""
+        env = {}
+        examples = {}
+        inputs = iter(example_inputs)
+        for node in self.graph.nodes:
+            if node.op == "placeholder":
+                example = next(inputs)
+                dtype = MLIR_TYPES.get(example.dtype)
+                if dtype is None:
+                    raise UnsupportedError(
+                        "an input of dtype %s" % example.dtype,
+                        reason="inputs are float32, float16, bfloat16, "
+                        "int32, int64 or bool")
+                env[node] = self.writer.argument(
+                    _identifier(node.name), example.shape, dtype)
+                examples[node] = example
+            elif node.op == "get_attr":
+                examples[node] = env[node] = _fetch(self.root, node.target)
+                if isinstance(env[node], torch.nn.Parameter):
+                    context = Context(self, node, examples[node])
+                    env[node] = context.state(env[node], "parameter")
+            elif node.op == "output":
+                return self._outputs(node, env)
+            else:
+                examples[node] = self._evaluate(node, examples)
+                env[node] = self._lower(node, env, examples[node])
+        raise AssertionError("an fx graph ends with its output node")
+
+    def _outputs(self, node, env):
+        results = []
+        for item in _flatten(fx.node.map_arg(node.args[0], env.get)):
+            context = Context(self, node, None)
+            if not isinstance(item, Value):
+                item = context.value(item)
+            results.append(item)
+        return results
+
+    def _evaluate(self, node, examples):
+        args = fx.node.map_arg(node.args, examples.get)
+        kwargs = fx.node.map_arg(node.kwargs, examples.get)
+        with torch.no_grad():
+            if node.op == "call_module":
+                return self.root.get_submodule(node.target)(*args, **kwargs)
+            if node.op == "call_method":
+                return getattr(args[0], node.target)(*args[1:], **kwargs)
+            return node.target(*args, **kwargs)
+
+    def _lower(self, node, env, example):
+        args = fx.node.map_arg(node.args, env.get)
+        kwargs = fx.node.map_arg(node.kwargs, env.get)
+        symbolic = _any_value((args, kwargs))
+        context = Context(self, node, example)
+        if node.op == "call_module":
+            module = self.root.get_submodule(node.target)
+            lowering = module_lowering(module)
+            if lowering is None:
+                raise context.unsupported(
+                    "module %s" % registry.module_type_name(module))
+            context.module = module
+            return self._call(lowering, context, args, kwargs,
+                              registry.module_type_name(module))
+        if not symbolic:
+            return example  # folded: it depends on no input or parameter
+        if node.op == "call_method":
+            name = "Tensor.%s" % node.target
+            if node.target in _TYPE_QUERIES and not _any_tensor(example):
+                return example
+            lowering = registry.METHODS.get(node.target)
+            if lowering is None and node.target.endswith("_"):
+                raise context.unsupported(
+                    "in-place method %s" % name,
+                    "write it out of place (x = x.%s(...))" %
+                    node.target[:-1])
+        else:
+            name = registry.function_name(node.target)
+            if (node.target is getattr and args[1] in _TYPE_QUERIES):
+                return example
+            lowering = registry.FUNCTIONS.get(node.target)
+        if lowering is None:
+            raise context.unsupported(name)
+        return self._call(lowering, context, args, kwargs, name)
+
+    @staticmethod
+    def _call(lowering, context, args, kwargs, name):
+        try:
+            return lowering(context, *args, **kwargs)
+        except TypeError as error:
+            # An argument the lowering does not take.
+            if "argument" not in str(error):
+                raise
+            raise context.unsupported("%s with these arguments" % name,
+                                      str(error)) from None
+
+
+def module_lowering(module):
+    for cls in type(module).__mro__:
+        if cls in registry.MODULES:
+            return registry.MODULES[cls]
+    return None
+
+
+def _fetch(root, target):
+    value = root
+    for part in target.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _identifier(name):
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return text if text[:1].isalpha() else "arg_" + text
+
+
+def _flatten(item):
+    if isinstance(item, (tuple, list)):
+        for element in item:
+            yield from _flatten(element)
+    elif isinstance(item, dict):
+        for element in item.values():
+            yield from _flatten(element)
+    else:
+        yield item
+
+
+def _any_value(item):
+    return any(isinstance(x, Value) for x in _flatten(item))
+
+
+def _any_tensor(item):
+    return any(isinstance(x, torch.Tensor) for x in _flatten(item))

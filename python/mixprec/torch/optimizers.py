@@ -1,0 +1,138 @@
+"""torch.optim optimizers as the dialect's optimizer attributes, and their
+state as the train step's moments."""
+import torch
+
+from .emitter import float_text
+from .errors import UnsupportedError
+
+STEP = "train"  # the train step's name: its state is "train.<...>"
+
+# Each optimizer: its attribute, the hyper-parameters that must be equal
+# in every group, and the moments the torch state names.
+_SGD_KEYS = ("momentum", "dampening", "nesterov", "maximize")
+_ADAM_KEYS = ("betas", "eps", "amsgrad", "maximize")
+
+
+def _groups(optimizer, names):
+    """(group, names of its parameters) for each group."""
+    result = []
+    for group in optimizer.param_groups:
+        group_names = []
+        for parameter in group["params"]:
+            name = names.get(id(parameter))
+            if name is None:
+                raise UnsupportedError(
+                    "an optimizer parameter that is not in the model")
+            group_names.append(name)
+        result.append((group, group_names))
+    return result
+
+
+def _common(groups, key, what):
+    values = {repr(group.get(key)) for group, _ in groups}
+    if len(values) > 1:
+        raise UnsupportedError(
+            "%s with parameter groups that differ in %s" % (what, key),
+            reason="only weight_decay (0 or one value) may differ by group")
+    return groups[0][0].get(key)
+
+
+def _decay(groups, what):
+    """(the one nonzero weight decay or 0, names of undecayed params)."""
+    decays = {group["weight_decay"] for group, _ in groups
+              if group["weight_decay"] != 0}
+    if len(decays) > 1:
+        raise UnsupportedError(
+            "%s with groups of different nonzero weight decays %s" % (
+                what, sorted(decays)),
+            reason="groups may use one weight decay or none")
+    undecayed = {name for group, names in groups
+                 if group["weight_decay"] == 0 for name in names}
+    return (decays.pop() if decays else 0.0), undecayed
+
+
+class Translation:
+    """An optimizer as the train step sees it: `attribute` (dialect text),
+    `trained` (the parameters it updates) and `undecayed` (those of them
+    without weight decay)."""
+
+    def __init__(self, optimizer, names):
+        self.optimizer = optimizer
+        groups = _groups(optimizer, names)
+        self.trained = [name for _, group_names in groups
+                        for name in group_names]
+        kind = type(optimizer)
+        if kind is torch.optim.SGD:
+            what = "torch.optim.SGD"
+            keys = _SGD_KEYS
+        elif kind in (torch.optim.Adam, torch.optim.AdamW):
+            what = "torch.optim.%s" % kind.__name__
+            keys = _ADAM_KEYS
+        else:
+            raise UnsupportedError(
+                "the optimizer %s.%s" % (kind.__module__, kind.__qualname__),
+                reason="torch.optim.SGD, Adam and AdamW are supported")
+        settings = {key: _common(groups, key, what) for key in keys}
+        if settings.get("maximize"):
+            raise UnsupportedError("%s with maximize=True" % what)
+        if settings.get("amsgrad"):
+            raise UnsupportedError("%s with amsgrad=True" % what,
+                                   reason="the train step has no max of "
+                                   "second moments")
+        decay, self.undecayed = _decay(groups, what)
+        if kind is torch.optim.SGD:
+            self.moments = ("momentum_buffer",) if settings["momentum"] else ()
+            self.attribute = (
+                "#mixprec.sgd<momentum = %s, dampening = %s, nesterov = %s, "
+                "weight_decay = %s, decay_norm_and_bias = true>" % (
+                    float_text(settings["momentum"]),
+                    float_text(settings["dampening"]),
+                    "true" if settings["nesterov"] else "false",
+                    float_text(decay)))
+        else:
+            beta1, beta2 = settings["betas"]
+            self.moments = ("exp_avg", "exp_avg_sq")
+            self.attribute = (
+                "#mixprec.%s<beta1 = %s, beta2 = %s, eps = %s, weight_decay "
+                "= %s, decay_norm_and_bias = true>" % (
+                    kind.__name__.lower(), float_text(beta1),
+                    float_text(beta2), float_text(settings["eps"]),
+                    float_text(decay)))
+
+    def learning_rate(self):
+        """The learning rate every group has now (a scheduler may have
+        changed it); groups with different rates are refused."""
+        rates = {group["lr"] for group in self.optimizer.param_groups}
+        if len(rates) > 1:
+            raise UnsupportedError(
+                "parameter groups with different learning rates %s" %
+                sorted(rates), reason="the train step takes one rate")
+        return float(rates.pop())
+
+    def initial_state(self, names):
+        """{state name: tensor} of the optimizer's existing state (moments
+        and the step count), for the train step's buffers."""
+        values = {}
+        steps = set()
+        for group in self.optimizer.param_groups:
+            for parameter in group["params"]:
+                state = self.optimizer.state.get(parameter)
+                if not state:
+                    continue
+                name = names[id(parameter)]
+                for moment in self.moments:
+                    if state.get(moment) is not None:
+                        values["%s.%s.%s" % (STEP, name, moment)] = \
+                            state[moment]
+                if "step" in state:
+                    steps.add(int(torch.as_tensor(state["step"]).item()))
+        if len(steps) > 1:
+            raise UnsupportedError(
+                "optimizer state with different step counts %s" %
+                sorted(steps))
+        if steps:
+            values["%s.step_count" % STEP] = torch.tensor(steps.pop())
+        elif values:
+            # SGD keeps no count; its buffers exist after the first step.
+            values["%s.step_count" % STEP] = torch.tensor(1)
+        return values

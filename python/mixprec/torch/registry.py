@@ -1,0 +1,62 @@
+"""Which lowering imports each torch function, tensor method and module
+type. The lowerings register themselves here (functions.py, losses.py,
+modules.py, attention.py)."""
+import operator
+
+FUNCTIONS = {}  # callable -> lowering
+METHODS = {}  # Tensor method name -> lowering
+MODULES = {}  # nn.Module type -> lowering
+
+_OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
+              operator.truediv: "/", operator.matmul: "@",
+              operator.pow: "**", operator.neg: "unary -",
+              operator.getitem: "[] indexing", operator.floordiv: "//",
+              operator.mod: "%", operator.iadd: "+=", operator.imul: "*=",
+              operator.setitem: "[] assignment", operator.lt: "<",
+              operator.gt: ">", operator.le: "<=", operator.ge: ">=",
+              operator.eq: "==", operator.ne: "!=", operator.and_: "&",
+              operator.or_: "|", operator.invert: "~"}
+
+
+def lowers(*targets):
+    """Registers a lowering for torch callables and Tensor method names
+    (strings)."""
+    def register(lowering):
+        for target in targets:
+            if isinstance(target, str):
+                METHODS[target] = lowering
+            else:
+                FUNCTIONS[target] = lowering
+        return lowering
+    return register
+
+
+def lowers_module(*types):
+    def register(lowering):
+        for module_type in types:
+            MODULES[module_type] = lowering
+        return lowering
+    return register
+
+
+def function_name(target):
+    """How an error names a called function: `torch.nn.functional.gelu`,
+    `operator +`."""
+    if target in _OPERATORS:
+        return "operator %s" % _OPERATORS[target]
+    module = getattr(target, "__module__", None) or ""
+    name = getattr(target, "__qualname__", None) or getattr(
+        target, "__name__", repr(target))
+    if module.startswith("torch._C") or module == "":
+        module = "torch"
+    if module == "torch._tensor":
+        module = "torch.Tensor"
+    return "%s.%s" % (module, name)
+
+
+def module_type_name(module):
+    cls = type(module)
+    module_name = cls.__module__
+    if module_name.startswith("torch.nn.modules."):
+        module_name = "torch.nn"
+    return "%s.%s" % (module_name, cls.__qualname__)

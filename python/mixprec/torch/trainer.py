@@ -1,0 +1,211 @@
+"""mpt.compile and the Trainer: a PyTorch module trained by a compiled
+mixprec train step, with PyTorch's names for its state."""
+import collections
+
+import numpy as np
+import torch
+
+from .. import compiler, dtypes
+from .errors import UnsupportedError
+from .importer import import_model
+
+PRECISIONS = {"fp32": None, "f16": "f16", "bf16": "bf16"}
+TARGETS = ("cpu", "cuda")
+
+
+def _to_numpy(tensor):
+    """A torch tensor or array as the ABI's numpy array (bf16 as bits)."""
+    if isinstance(tensor, torch.Tensor):
+        tensor = tensor.detach().cpu().contiguous()
+        if tensor.dtype == torch.bfloat16:
+            return tensor.view(torch.int16).numpy().view(np.uint16)
+        return tensor.numpy()
+    return np.ascontiguousarray(tensor)
+
+
+def _to_torch(array, dtype):
+    if dtype == torch.bfloat16:
+        return torch.from_numpy(np.ascontiguousarray(array).view(
+            np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(array)).to(dtype)
+
+
+_TORCH_OF_NUMPY = {np.dtype(np.float32): torch.float32,
+                   np.dtype(np.float16): torch.float16,
+                   np.dtype(np.int32): torch.int32,
+                   np.dtype(np.int64): torch.int64,
+                   np.dtype(np.bool_): torch.bool}
+
+
+def _dtype_of(value):
+    if isinstance(value, torch.Tensor):
+        return value.dtype
+    return _TORCH_OF_NUMPY.get(np.asarray(value).dtype, np.asarray(value).dtype)
+
+
+def _options(precision, target, arch, amp_options, compile_options):
+    if precision not in PRECISIONS:
+        raise ValueError("precision must be one of %s, got %r" % (
+            ", ".join(PRECISIONS), precision))
+    if target not in TARGETS:
+        raise ValueError("target must be 'cpu' or 'cuda', got %r" % (target,))
+    if PRECISIONS[precision] is None:
+        if amp_options:
+            raise ValueError("amp_options need precision='f16' or 'bf16'")
+        options = ["--autodiff"]
+    else:
+        options = ["--amp=precision=%s %s" % (PRECISIONS[precision],
+                                              amp_options or "")]
+    if target == "cuda":
+        options += ["--target=cuda", "--arch=%s" % (arch or "sm_80")]
+    elif arch:
+        raise ValueError("arch is for target='cuda'")
+    return options + compiler._option_list(compile_options or ())
+
+
+def compile(model, loss_fn, example_batch, optimizer, precision="fp32",
+            target="cpu", arch=None, amp_options=None, compile_options=None):
+    """Imports `model` with `loss_fn(model, *batch)` and `optimizer` and
+    compiles its train step; returns a Trainer that starts from the
+    module's current parameters and the optimizer's current state."""
+    imported = import_model(model, loss_fn, example_batch, optimizer)
+    library = compiler.compile_source(
+        imported.text, options=_options(precision, target, arch, amp_options,
+                                        compile_options))
+    return Trainer(model, imported, library, precision)
+
+
+class Trainer:
+    """A compiled train step of `module`. Its state lives in the library;
+    `state_dict()` gives it back under the module's names."""
+
+    def __init__(self, module, imported, library, precision):
+        self.module = module
+        self.precision = precision
+        self.library = library
+        self.text = imported.text  # the imported model, in the dialect
+        self._imported = imported
+        self._optimizer = imported.optimizer
+        self._trainer = library.trainer("train")
+        self._state = {n: t for n, t in module.state_dict(
+            keep_vars=True).items()}
+        # state_dict keys of one shared tensor read under its first name.
+        canonical = {}
+        for key, tensor in self._state.items():
+            canonical.setdefault(id(tensor), key)
+        self._names = {key: canonical[id(t)] for key, t in self._state.items()}
+        self._held = set(imported.parameters) | set(imported.buffers)
+        for name in self._held:
+            self._trainer.set(name, _to_numpy(self._state[name]))
+        names = {id(p): n for n, p in module.named_parameters()}
+        for name, value in self._optimizer.initial_state(names).items():
+            self._trainer.set(name, _to_numpy(value))
+
+    def _batch(self, batch, expected, what):
+        if len(batch) != len(expected):
+            raise ValueError("%s takes %d tensors, got %d" % (
+                what, len(expected), len(batch)))
+        arrays = []
+        for index, (value, (dtype, shape)) in enumerate(zip(batch, expected)):
+            got_dtype = _dtype_of(value)
+            got_shape = tuple(np.shape(value))
+            if got_dtype != dtype or (what == "step" and got_shape != shape):
+                hint = ""
+                if got_shape[:1] != shape[:1]:
+                    hint = ("; the last batch of a DataLoader is smaller "
+                            "unless drop_last=True")
+                raise ValueError(
+                    "%s: batch tensor %d is %s%s, the model was compiled "
+                    "for %s%s%s" % (what, index, got_dtype, list(got_shape),
+                                    dtype, list(shape), hint))
+            if what != "step" and got_shape[1:] != shape[1:]:
+                raise ValueError(
+                    "%s: input %d has shape %s, the model takes [rows, %s]" % (
+                        what, index, list(got_shape),
+                        ", ".join(str(d) for d in shape[1:])))
+            arrays.append(_to_numpy(value))
+        return arrays
+
+    def step(self, *batch):
+        """One optimizer step on `batch` (torch tensors or numpy arrays of
+        the example batch's shapes and dtypes) at the optimizer's current
+        learning rate; returns the loss as a float."""
+        arrays = self._batch(batch, self._imported.batch, "step")
+        loss = self._trainer.step(arrays, self._optimizer.learning_rate())
+        optimizer = self._optimizer.optimizer
+        # lr_scheduler warns unless the optimizer counts its steps.
+        if hasattr(optimizer, "_step_count"):
+            optimizer._step_count += 1
+        return loss
+
+    def forward(self, *inputs):
+        """The module's forward in eval mode (no dropout, batch norm on
+        its running statistics) on any number of rows."""
+        if self._imported.forward_inputs is None:
+            raise UnsupportedError(
+                "trainer.forward", reason="loss_fn does not call the model "
+                "with tensors, so its forward was not imported")
+        arrays = self._batch(inputs, self._imported.forward_inputs, "forward")
+        outputs = self._trainer.evaluate("forward", arrays)
+        specs = self.library.function("forward").outputs
+        results = [_to_torch(o, _torch_dtype(s.dtype))
+                   for o, s in zip(outputs, specs)]
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def state_dict(self):
+        """The module's state_dict with the trained values (torch
+        tensors); load it with module.load_state_dict(..., strict=True)."""
+        result = collections.OrderedDict()
+        for key, tensor in self._state.items():
+            name = self._names[key]
+            if name in self._held:
+                result[key] = _to_torch(self._trainer.get(name), tensor.dtype)
+            else:
+                result[key] = tensor.detach().clone()
+        return result
+
+    def load_state_dict(self, state_dict):
+        """Sets the trained state from a state dict of the module."""
+        missing = [k for k in self._state if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in self._state]
+        if missing or unexpected:
+            raise KeyError("state dict does not match the module: missing "
+                           "%s, unexpected %s" % (missing, unexpected))
+        for key, value in state_dict.items():
+            name = self._names[key]
+            if name in self._held and name == key:
+                self._trainer.set(name, _to_numpy(value))
+
+    def save(self, path):
+        """An atomic checkpoint of the whole state (parameters, buffers,
+        moments, step count, loss scale)."""
+        self._trainer.save(path)
+
+    def load(self, path):
+        self._trainer.load(path)
+
+    @property
+    def loss_scale(self):
+        return self._trainer.loss_scale
+
+    @property
+    def skipped(self):
+        return self._trainer.skipped
+
+    @property
+    def skipped_steps(self):
+        return self._trainer.skipped_steps
+
+    @property
+    def step_count(self):
+        return self._trainer.step_count
+
+    @property
+    def nonfinite_parameters(self):
+        return self._trainer.nonfinite_parameters
+
+
+def _torch_dtype(code):
+    return {dtypes.F32: torch.float32, dtypes.F16: torch.float16,
+            dtypes.BF16: torch.bfloat16, dtypes.I32: torch.int32,
+            dtypes.I64: torch.int64, dtypes.BOOL: torch.bool}[code]
