@@ -7,6 +7,7 @@
                           precision="bf16", target="cpu")
     loss = trainer.step(x, y)
     model.load_state_dict(trainer.state_dict())
+    history = mpt.fit(trainer, loader, epochs=3)   # a tqdm progress bar
 
 The module is traced with torch.fx (torch.nn layers, nn.MultiheadAttention
 and nn.TransformerEncoderLayer are expanded from their configuration and
@@ -15,6 +16,7 @@ mixprec-compile. What cannot be imported raises UnsupportedError naming it
 and the line of the user's code.
 """
 from .errors import UnsupportedError
+from .fit import fit
 from .trainer import Trainer, compile
 
-__all__ = ["UnsupportedError", "Trainer", "compile"]
+__all__ = ["UnsupportedError", "Trainer", "compile", "fit"]
