@@ -49,8 +49,10 @@ def float_text(value):
         return "0x7FC00000"
     if np.isinf(value):
         return "0x7F800000" if value > 0 else "0xFF800000"
-    text = repr(value)
-    return text if ("." in text or "e" in text) else text + ".0"
+    mantissa, e, exponent = repr(value).partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"  # MLIR's float literals need the point: 1.0e-05
+    return mantissa + e + exponent
 
 
 def dense(tensor, dtype):
