@@ -57,7 +57,12 @@ def compile_file(path, output=None, options=()):
     if output is not None:
         _run_compiler(compiler, path, output, options)
         return Model(output)
-    text = pathlib.Path(path).read_bytes()
+    try:
+        text = pathlib.Path(path).read_bytes()
+    except OSError as error:
+        # As mixprec-compile says it when it compiles to `output`.
+        raise CompileError("cannot open input file '%s': %s" % (
+            path, error.strerror)) from None
     return Model(cache.library(
         text, options, compiler,
         lambda built: _run_compiler(compiler, path, built, options)))

@@ -150,6 +150,16 @@ def test_a_bad_model_leaves_nothing_in_the_cache(cache_dir, private_tmp):
     assert len(entries(cache_dir)) == 1
 
 
+def test_a_missing_file_is_a_compile_error(cache_dir, tmp_path):
+    missing = tmp_path / "missing.mlir"
+    for output in (None, tmp_path / "libmissing.so"):
+        with pytest.raises(mixprec.CompileError,
+                           match="cannot open input file '%s': No such file"
+                           % missing):
+            mixprec.compile_file(missing, output)
+    assert entries(cache_dir) == []
+
+
 CHILD = """
 import sys
 import numpy as np
