@@ -281,11 +281,10 @@ class Ops:
                    self.w.fresh(var.shape, "f32")]
         self.w.statement(
             "%s = mixprec.batch_norm %s, %s, %s%s {eps = %s : f64, momentum = "
-            "%s : f64, training = %s} : %s, %s, %s%s" % (
+            "%s : f64, training = %s} : %s, %s%s" % (
                 ", ".join(r.name for r in results), x.name, mean.name,
                 var.name, affine, float_text(eps), float_text(momentum),
-                "true" if training else "false", x.type, mean.type, var.type,
-                types))
+                "true" if training else "false", x.type, mean.type, types))
         return results
 
     def embedding(self, table, indices):
