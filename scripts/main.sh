@@ -3,8 +3,10 @@
 # (examples/mlp.mlir) on the CPU with mixed precision -- FP16 with FP32
 # master weights and dynamic loss scaling -- next to FP32 and BF16 runs of
 # the same model, then prints the test accuracies, the precision report of
-# the AMP train step and its memory report against FP32; finally it emits
-# the AMP step's CUDA binary and trains it on the GPU simulator.
+# the AMP train step and its memory report against FP32; then it trains a
+# transformer written in PyTorch through mixprec.torch in FP32 and bf16;
+# finally it emits the AMP step's CUDA binary and trains it on the GPU
+# simulator.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -59,6 +61,13 @@ for key in ("parameters", "working_copies", "gradients", "optimizer_state",
                                  amp[key]["bytes"]))
 print("  %-18s %10d %10d" % ("peak", fp32["peak_bytes"], amp["peak_bytes"]))
 PY
+
+# A model written in PyTorch: a transformer classifier built from
+# nn.TransformerEncoderLayer, imported by mixprec.torch (torch.fx) and trained
+# by its compiled train step in FP32 and in bf16 AMP.
+echo "== a PyTorch transformer through mixprec.torch (FP32 and bf16)"
+MIXPREC_BUILD=$MIXPREC_BUILD PYTHONPATH=$MIXPREC_ROOT/python \
+  /usr/bin/python3 "$MIXPREC_ROOT/examples/torch_transformer.py" "$out/torch"
 
 # The same AMP train step as a CUDA binary: tensor-core kernels for sm_80
 # and sm_90 in one fatbin, the same C ABI. It runs where there is an NVIDIA
