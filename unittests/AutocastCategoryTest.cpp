@@ -74,6 +74,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.tanh", AutocastCategory::Follow},
       {"mixprec.sigmoid", AutocastCategory::Follow},
       {"mixprec.neg", AutocastCategory::Follow},
+      {"mixprec.abs", AutocastCategory::Follow},
       {"mixprec.sqrt", AutocastCategory::Follow},
       {"mixprec.reduce_max", AutocastCategory::Follow},
       {"mixprec.reshape", AutocastCategory::Follow},

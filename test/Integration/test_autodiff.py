@@ -125,7 +125,8 @@ M, K, N = 19, 23, 37
 S = [7, 13]
 
 UNARY = {
-    "neg": (torch.neg, False), "exp": (torch.exp, False),
+    "neg": (torch.neg, False), "abs": (torch.abs, False),
+    "exp": (torch.exp, False),
     "log": (torch.log, True), "sqrt": (torch.sqrt, True),
     "rsqrt": (torch.rsqrt, True), "tanh": (torch.tanh, False),
     "sigmoid": (torch.sigmoid, False), "relu": (F.relu, False),

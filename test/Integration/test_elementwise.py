@@ -15,7 +15,7 @@ BINARY = {
     "maximum": torch.maximum, "minimum": torch.minimum,
 }
 UNARY = {
-    "neg": torch.neg, "exp": torch.exp, "tanh": torch.tanh,
+    "neg": torch.neg, "abs": torch.abs, "exp": torch.exp, "tanh": torch.tanh,
     "sigmoid": torch.sigmoid, "relu": torch.relu,
     "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu,
 }

@@ -10,7 +10,8 @@ The adjoints of --mixprec-autodiff that use maximum_grad, minimum_grad and
 reduce_max_grad, and those of strided slices and eval-mode batch_norm, are
 checked at the end in the style of test_autodiff.py: in FP32 against
 autograd, with central differences where the function is differentiable.
-So is silu's adjoint, which builds on no backward op, in each float type.
+So are the adjoints of silu, which builds on no backward op, and abs, in
+each float type.
 """
 import numpy as np
 import pytest
@@ -780,20 +781,20 @@ def test_batch_norm_eval_statistics_adjoint():
 
 
 # ---------------------------------------------------------------------------
-# silu's adjoint, in each float type
+# The adjoints of silu and abs, in each float type
 # ---------------------------------------------------------------------------
 
 
-def silu_gradient_module(dtype):
-    """@train_gradients returns the gradient of sum(silu(x) * u) for a
-    parameter x of `dtype`: silu's adjoint gets u (times 1: exact) as its
-    result gradient, computes in f32 and rounds once to `dtype`."""
+def unary_gradient_module(op, dtype):
+    """@train_gradients returns the gradient of sum(op(x) * u) for a
+    parameter x of `dtype`: op's adjoint gets u (times 1: exact) as its
+    result gradient."""
     t, t32 = tensor_type(SHAPE, dtype), tensor_type(SHAPE, "f32")
     return "\n".join([
         "mixprec.parameter @x : %s = #mixprec.zeros" % t,
         "func.func @loss(%%u: %s) -> tensor<f32> {" % t,
         "  %%x = mixprec.read @x : %s" % t,
-        "  %%y = mixprec.silu %%x : %s" % t,
+        "  %%y = mixprec.%s %%x : %s" % (op, t),
         "  %%m = mixprec.mul %%y, %%u : %s, %s" % (t, t),
         "  %%m32 = mixprec.cast %%m : %s to %s" % (t, t32),
         "  %%l = mixprec.reduce_sum %%m32 {dims = array<i64: 0, 1>} : %s" % t32,
@@ -802,22 +803,38 @@ def silu_gradient_module(dtype):
         "mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>"])
 
 
-SILU_GRADIENTS = {dtype: silu_gradient_module(dtype) for dtype in FLOAT_TYPES}
-
-
-@pytest.mark.parametrize("dtype", FLOAT_TYPES)
-def test_silu_adjoint(dtype):
-    # The tails (e^-x overflows to inf below about -88), zero and NaN.
-    x = random(SHAPE, dtype, 40, scale=6.0)
-    x[0, :4] = torch.tensor([0.0, -100.0, 100.0, NAN])
-    u = random(SHAPE, dtype, 41)
-    model = compile_mlir(SILU_GRADIENTS[dtype], ("--autodiff",))
+def compiled_unary_gradient(op, x, u, dtype):
+    """The gradient of sum(op(x) * u) with respect to x, compiled."""
+    model = compile_mlir(unary_gradient_module(op, dtype), ("--autodiff",))
     function = model.functions["train_gradients"]
     named = {"x": x, "u": u}
     outputs = model.call("train_gradients",
                          [to_numpy(named[spec.name]) for spec in function.inputs])
-    dx = to_torch(outputs[1], dtype)
+    return to_torch(outputs[1], dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+def test_silu_adjoint(dtype):
+    # Computed in f32 and rounded once to `dtype`. The tails (e^-x overflows
+    # to inf below about -88), zero and NaN.
+    x = random(SHAPE, dtype, 40, scale=6.0)
+    x[0, :4] = torch.tensor([0.0, -100.0, 100.0, NAN])
+    u = random(SHAPE, dtype, 41)
+    dx = compiled_unary_gradient("silu", x, u, dtype)
     (expected,) = autograd(F.silu, [x], u)
+    assert_close(dx, expected, dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+def test_abs_adjoint(dtype):
+    # u * sign(x): 0 at +0 and -0 and for a NaN x (torch.sign), +-u at
+    # +-inf, and NaN where an infinite u meets x = 0 (inf * 0).
+    x = random(SHAPE, dtype, 42)
+    x[0, :6] = torch.tensor([0.0, -0.0, NAN, INF, -INF, 0.0])
+    u = random(SHAPE, dtype, 43)
+    u[0, 5] = INF
+    dx = compiled_unary_gradient("abs", x, u, dtype)
+    (expected,) = autograd(torch.abs, [x], u)
     assert_close(dx, expected, dtype)
 
 

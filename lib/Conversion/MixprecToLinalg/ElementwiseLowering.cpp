@@ -150,6 +150,7 @@ void mixprec::populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
                OneToOneLowering<MinimumOp, arith::MinimumFOp>,
                OneToOneLowering<PowOp, math::PowFOp>,
                OneToOneLowering<NegOp, arith::NegFOp>,
+               OneToOneLowering<AbsOp, math::AbsFOp>,
                OneToOneLowering<ExpOp, math::ExpOp>,
                OneToOneLowering<LogOp, math::LogOp>,
                OneToOneLowering<SqrtOp, math::SqrtOp>,

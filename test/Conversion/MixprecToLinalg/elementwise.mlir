@@ -41,6 +41,24 @@ func.func @silu_f32(%x: tensor<7xf32>) -> tensor<7xf32> {
 
 // -----
 
+// abs: math.absf on the widened element (exact, so the one rounding back
+// to bf16 changes nothing).
+// CHECK-LABEL: func.func @abs_bf16(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<4x8xbf16>)
+// CHECK:         %[[Y:.+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xbf16>) outs(%{{.+}} : tensor<4x8xbf16>)
+// CHECK-NEXT:    ^bb0(%[[XI:.+]]: bf16, %{{.+}}: bf16):
+// CHECK-NEXT:      %[[XW:.+]] = arith.extf %[[XI]] : bf16 to f32
+// CHECK-NEXT:      %[[A:.+]] = math.absf %[[XW]] : f32
+// CHECK-NEXT:      %[[R:.+]] = arith.truncf %[[A]] : f32 to bf16
+// CHECK-NEXT:      linalg.yield %[[R]] : bf16
+// CHECK:         return %[[Y]]
+func.func @abs_bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  %0 = mixprec.abs %x : tensor<4x8xbf16>
+  return %0 : tensor<4x8xbf16>
+}
+
+// -----
+
 // A one-to-one op: its scalar op on the widened elements.
 // CHECK-LABEL: func.func @exp_f16(
 // CHECK:         ^bb0(%[[XI:.+]]: f16, %{{.+}}: f16):

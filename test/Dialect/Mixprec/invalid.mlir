@@ -798,8 +798,8 @@ func.func @f(%a: tensor<4x8xf32>, %b: tensor<4x8xi64>) {
 }
 
 //===----------------------------------------------------------------------===//
-// Elementwise unary ops: neg, exp, log, sqrt, rsqrt, tanh, sigmoid, relu,
-// silu, gelu
+// Elementwise unary ops: neg, abs, exp, log, sqrt, rsqrt, tanh, sigmoid,
+// relu, silu, gelu
 //===----------------------------------------------------------------------===//
 
 // -----
@@ -815,6 +815,14 @@ func.func @f(%x: tensor<4xi32>) {
 func.func @f(%x: tensor<?x4xf32>) {
   // expected-error @+1 {{'mixprec.neg' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<?x4xf32>'}}
   %0 = mixprec.neg %x : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'mixprec.abs' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = mixprec.abs %x : tensor<4xi32>
   return
 }
 

@@ -338,7 +338,8 @@ func.func @pow(%h: tensor<16xf16>, %b: tensor<16xbf16>, %f: tensor<16xf32>, %s: 
 // CHECK-LABEL: func.func @unary(
 // CHECK-SAME:    [[X:%[^:]+]]: tensor<4x8xf32>, [[H:%[^:]+]]: tensor<16x256xf16>, [[B:%[^:]+]]: tensor<2xbf16>)
 // CHECK-NEXT:    [[NEG:%.+]] = mixprec.neg [[X]] : tensor<4x8xf32>
-// CHECK-NEXT:    [[EXP:%.+]] = mixprec.exp [[NEG]] : tensor<4x8xf32>
+// CHECK-NEXT:    [[ABS:%.+]] = mixprec.abs [[NEG]] : tensor<4x8xf32>
+// CHECK-NEXT:    [[EXP:%.+]] = mixprec.exp [[ABS]] : tensor<4x8xf32>
 // CHECK-NEXT:    [[LOG:%.+]] = mixprec.log [[EXP]] : tensor<4x8xf32>
 // CHECK-NEXT:    [[SQRT:%.+]] = mixprec.sqrt [[LOG]] : tensor<4x8xf32>
 // CHECK-NEXT:    [[RSQRT:%.+]] = mixprec.rsqrt [[B]] : tensor<2xbf16>
@@ -350,19 +351,23 @@ func.func @pow(%h: tensor<16xf16>, %b: tensor<16xbf16>, %f: tensor<16xf32>, %s: 
 // CHECK-NEXT:    [[GTANH:%.+]] = mixprec.gelu [[GERF2]] {approximate = #mixprec<gelu_approximation tanh>} : tensor<16x256xf16>
 // CHECK-NEXT:    [[SILU:%.+]] = mixprec.silu [[GTANH]] : tensor<16x256xf16>
 // CHECK-NEXT:    [[BSILU:%.+]] = mixprec.silu [[RSQRT]] : tensor<2xbf16>
-// CHECK-NEXT:    return [[SQRT]], [[BSILU]], [[SILU]]
+// CHECK-NEXT:    [[HABS:%.+]] = mixprec.abs [[SILU]] : tensor<16x256xf16>
+// CHECK-NEXT:    return [[SQRT]], [[BSILU]], [[HABS]]
 
 // GENERIC-LABEL: sym_name = "unary"
 // GENERIC: "mixprec.neg"(%arg{{[0-9]+}}) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// GENERIC: "mixprec.abs"(%{{.+}}) : (tensor<4x8xf32>) -> tensor<4x8xf32>
 // GENERIC: "mixprec.gelu"(%{{.+}}) <{approximate = #mixprec<gelu_approximation erf>}> : (tensor<16x256xf16>) -> tensor<16x256xf16>
 // GENERIC: "mixprec.gelu"(%{{.+}}) <{approximate = #mixprec<gelu_approximation erf>}> : (tensor<16x256xf16>) -> tensor<16x256xf16>
 // GENERIC: "mixprec.gelu"(%{{.+}}) <{approximate = #mixprec<gelu_approximation tanh>}> : (tensor<16x256xf16>) -> tensor<16x256xf16>
 // GENERIC: "mixprec.silu"(%{{.+}}) : (tensor<16x256xf16>) -> tensor<16x256xf16>
 // GENERIC: "mixprec.silu"(%{{.+}}) : (tensor<2xbf16>) -> tensor<2xbf16>
+// GENERIC: "mixprec.abs"(%{{.+}}) : (tensor<16x256xf16>) -> tensor<16x256xf16>
 func.func @unary(%x: tensor<4x8xf32>, %h: tensor<16x256xf16>, %b: tensor<2xbf16>)
     -> (tensor<4x8xf32>, tensor<2xbf16>, tensor<16x256xf16>) {
   %neg = mixprec.neg %x : tensor<4x8xf32>
-  %exp = mixprec.exp %neg : tensor<4x8xf32>
+  %abs = mixprec.abs %neg : tensor<4x8xf32>
+  %exp = mixprec.exp %abs : tensor<4x8xf32>
   %log = mixprec.log %exp : tensor<4x8xf32>
   %sqrt = mixprec.sqrt %log : tensor<4x8xf32>
   %rsqrt = mixprec.rsqrt %b : tensor<2xbf16>
@@ -375,7 +380,8 @@ func.func @unary(%x: tensor<4x8xf32>, %h: tensor<16x256xf16>, %b: tensor<2xbf16>
   %gtanh = mixprec.gelu %gerf2 {approximate = #mixprec<gelu_approximation tanh>} : tensor<16x256xf16>
   %silu = mixprec.silu %gtanh : tensor<16x256xf16>
   %bsilu = mixprec.silu %rsqrt : tensor<2xbf16>
-  return %sqrt, %bsilu, %silu : tensor<4x8xf32>, tensor<2xbf16>, tensor<16x256xf16>
+  %habs = mixprec.abs %silu : tensor<16x256xf16>
+  return %sqrt, %bsilu, %habs : tensor<4x8xf32>, tensor<2xbf16>, tensor<16x256xf16>
 }
 
 // -----

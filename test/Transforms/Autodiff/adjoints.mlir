@@ -1,7 +1,7 @@
 // RUN: mixprec-opt %s -split-input-file --mixprec-autodiff | FileCheck %s
 
 // Adjoints of maximum, minimum, reduce_max, strided slices, eval-mode
-// batch_norm and silu.
+// batch_norm, silu and abs.
 
 // maximum and minimum: maximum_grad / minimum_grad in the result type, on
 // the operands cast to it; each operand's gradient is cast back to its own
@@ -180,6 +180,31 @@ func.func @loss() -> tensor<f32> {
   %x = mixprec.read @x : tensor<3xf32>
   %y = mixprec.silu %x : tensor<3xf32>
   %l = mixprec.reduce_sum %y {dims = array<i64: 0>} : tensor<3xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// abs: g * sign(x) in the input's type, sign(x) = step(x) - step(-x) with
+// the step x > 0 as relu_grad of ones: 0 at 0.
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK:         [[X:%.+]] = mixprec.read @x : tensor<4x8xf16>
+// CHECK-NEXT:    [[Y:%.+]] = mixprec.abs [[X]] : tensor<4x8xf16>
+// CHECK:         [[G:%.+]] = mixprec.cast {{.*}} : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK-NEXT:    [[ONE:%.+]] = mixprec.constant dense<1.000000e+00> : tensor<4x8xf16>
+// CHECK-NEXT:    [[POS:%.+]] = mixprec.relu_grad [[ONE]], [[X]] : tensor<4x8xf16>
+// CHECK-NEXT:    [[NX:%.+]] = mixprec.neg [[X]] : tensor<4x8xf16>
+// CHECK-NEXT:    [[NEG:%.+]] = mixprec.relu_grad [[ONE]], [[NX]] : tensor<4x8xf16>
+// CHECK-NEXT:    [[SIGN:%.+]] = mixprec.sub [[POS]], [[NEG]] : tensor<4x8xf16>, tensor<4x8xf16>
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.mul [[G]], [[SIGN]] : tensor<4x8xf16>, tensor<4x8xf16>
+// CHECK-NEXT:    return {{%.+}}, [[DX]] : tensor<f32>, tensor<4x8xf16>
+mixprec.parameter @x : tensor<4x8xf16> = #mixprec.zeros
+func.func @loss() -> tensor<f32> {
+  %x = mixprec.read @x : tensor<4x8xf16>
+  %y = mixprec.abs %x : tensor<4x8xf16>
+  %y32 = mixprec.cast %y : tensor<4x8xf16> to tensor<4x8xf32>
+  %l = mixprec.reduce_sum %y32 {dims = array<i64: 0, 1>} : tensor<4x8xf32>
   return %l : tensor<f32>
 }
 mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>

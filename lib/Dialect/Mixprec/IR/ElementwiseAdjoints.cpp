@@ -116,6 +116,22 @@ LogicalResult NegOp::buildAdjoint(AdjointContext &context,
   return success();
 }
 
+LogicalResult AbsOp::buildAdjoint(AdjointContext &context,
+                                  ArrayRef<Value> resultGradients) {
+  // g * sign(x), as PyTorch's abs_backward. relu_grad of ones is the step
+  // x > 0 (1 for NaN too), so sign = step(x) - step(-x) is 0 at 0 and for
+  // NaN, as torch.sign; the product keeps g's inf and NaN.
+  Value x = getInput();
+  Value ones = context.splat(1.0, getType());
+  Value positive = context.create<ReluGradOp>(ones, x);
+  Value negated = context.create<NegOp>(x);
+  Value negative = context.create<ReluGradOp>(ones, negated);
+  Value sign = context.create<SubOp>(positive, negative);
+  Value dx = context.create<MulOp>(resultGradients.front(), sign);
+  context.accumulate(x, dx);
+  return success();
+}
+
 LogicalResult ExpOp::buildAdjoint(AdjointContext &context,
                                   ArrayRef<Value> resultGradients) {
   context.accumulate(

@@ -382,6 +382,17 @@ class Mixprec_UnaryOp<string mnemonic, Trait category, string what,
 }
 
 def Mixprec_NegOp : Mixprec_UnaryOp<"neg", Mixprec_FollowCategory, "-x">;
+def Mixprec_AbsOp : Mixprec_UnaryOp<"abs", Mixprec_FollowCategory,
+                                    "absolute value"> {
+  let description = [{
+    `|x|` (PyTorch's `torch.abs`); its gradient is `grad * sign(x)`, 0 at
+    `x = 0`.
+
+    ```mlir
+    %y = mixprec.abs %x : tensor<4x8xf16>
+    ```
+  }];
+}
 def Mixprec_ExpOp : Mixprec_UnaryOp<"exp", Mixprec_FP32Category, "e^x">;
 def Mixprec_LogOp : Mixprec_UnaryOp<"log", Mixprec_FP32Category,
                                     "natural logarithm">;
