@@ -1,26 +1,123 @@
 """torch.fx tracing of a loss function and of a module's forward, with the
 module path and the user's source line kept on every node."""
+import dis
+import functools
+import inspect
 import sys
 import traceback
 
+import torch
 from torch import fx, nn
 
-from .errors import UnsupportedError, user_frame
+from .errors import GENERATED, UnsupportedError, user_frame
+from .registry import module_type_name
+
+# The user's model in LossModule.
+_MODEL = "model"
+
+# Tensor factories whose sizes may be traced shapes (a causal mask of
+# x.size(1) rows): recorded as calls, which the importer folds to constants
+# as they depend on no input. Random factories are not here: folding would
+# freeze their noise.
+_FACTORIES = ("ones", "zeros", "full", "empty", "arange", "eye")
+
+
+def _unpack(proxy, frame):
+    """`a, b = proxy` as proxy[0], proxy[1]. fx looks the unpacking up at
+    instruction f_lasti // 2, which is not where it is from Python 3.11 on
+    (inline caches take room): here it is found by its offset."""
+    for instruction in dis.get_instructions(frame.f_code):
+        if instruction.offset == frame.f_lasti:
+            if instruction.opname == "UNPACK_SEQUENCE":
+                return (proxy[i] for i in range(instruction.argval))
+            break
+    return proxy.tracer.iter(proxy)
+
+
+class _Proxy(fx.Proxy):
+    def __iter__(self):
+        return _unpack(self, inspect.currentframe().f_back)
+
+    def __getattr__(self, name):
+        return _Attribute(self, name)
+
+
+class _Attribute(fx.proxy.Attribute, _Proxy):
+    """`x.shape` and the like, unpacked as _Proxy is."""
+
+
+def _current_source():
+    """The user's innermost frame of the running code."""
+    return user_frame([(f.filename, f.lineno, f.line) for f in
+                       reversed(traceback.extract_stack())])
 
 
 class _Tracer(fx.Tracer):
     """fx's tracer (torch.nn modules are leaves, containers are traced
-    through) that records stack traces and each node's module path."""
+    through) that records stack traces and each node's module path in the
+    user's model (node.meta["module_path"]: "" for the model's own
+    forward, None for the loss_fn's code around it).
 
-    def __init__(self):
+    `model_path` is the model's path in the traced root (None when the
+    root is the model)."""
+
+    def __init__(self, model_path=None):
         super().__init__()
         self.record_stack_traces = True
-        self._paths = [""]
+        self._model_path = model_path
+        self._paths = ["" if model_path is None else None]
+        self.failed_in = None  # the module path where tracing failed
+
+    def proxy(self, node):
+        return _Proxy(node, self)
+
+    def trace(self, root, concrete_args=None):
+        originals = {name: getattr(torch, name) for name in _FACTORIES}
+        try:
+            for name, factory in originals.items():
+                setattr(torch, name, self._traced_factory(factory))
+            return super().trace(root, concrete_args)
+        finally:
+            for name, factory in originals.items():
+                setattr(torch, name, factory)
+
+    def _traced_factory(self, factory):
+        """`factory`, recorded as a call when a size is traced."""
+        @functools.wraps(factory)
+        def call(*args, **kwargs):
+            traced = []
+            fx.node.map_aggregate((args, kwargs), lambda a: traced.append(
+                isinstance(a, fx.Proxy)))
+            if any(traced):
+                return self.create_proxy("call_function", factory, args,
+                                         kwargs)
+            return factory(*args, **kwargs)
+        return call
+
+    def _user_path(self, path):
+        if self._model_path is None:
+            return path
+        if path == self._model_path:
+            return ""
+        prefix = self._model_path + "."
+        return path[len(prefix):] if path.startswith(prefix) else None
 
     def call_module(self, module, forward, args, kwargs):
-        self._paths.append(self.path_of_module(module))
+        try:
+            path = self.path_of_module(module)
+        except NameError:
+            raise UnsupportedError(
+                "module %s, which is not a submodule of the model" %
+                module_type_name(module), self._paths[-1],
+                _current_source(), "make it an attribute of the model, or "
+                "call its functional form (torch.nn.functional)") from None
+        self._paths.append(self._user_path(path))
         try:
             return super().call_module(module, forward, args, kwargs)
+        except Exception:
+            if self.failed_in is None:
+                self.failed_in = self._paths[-1]  # the innermost module
+            raise
         finally:
             self._paths.pop()
 
@@ -28,8 +125,9 @@ class _Tracer(fx.Tracer):
                      type_expr=None, proxy_factory_fn=None):
         proxy = super().create_proxy(kind, target, args, kwargs, name,
                                      type_expr, proxy_factory_fn)
-        proxy.node.meta["module_path"] = (target if kind == "call_module"
-                                          else self._paths[-1])
+        proxy.node.meta["module_path"] = (
+            self._user_path(target) if kind == "call_module"
+            else self._paths[-1])
         return proxy
 
 
@@ -49,32 +147,44 @@ def _forward_of(count):
     parameter of forward, and `*batch` has none."""
     names = ", ".join("input%d" % i for i in range(count))
     source = ("def forward(self, %s):\n"
-              "    return self.loss_fn(self.model, %s)\n" % (names, names))
+              "    return self.loss_fn(self.%s, %s)\n" % (names, _MODEL,
+                                                           names))
     scope = {}
-    exec(source, scope)  # a fixed template over generated names only
+    # A fixed template over generated names only; its file name marks its
+    # frame in stack traces (errors.loss_fn_line).
+    exec(compile(source, GENERATED, "exec"), scope)
     return scope["forward"]
 
 
-def _trace(root):
+def _trace(root, model_path=None):
+    tracer = _Tracer(model_path)
     try:
-        return _Tracer().trace(root)
+        return tracer.trace(root)
     except UnsupportedError:
         raise
     except Exception as error:  # what fx cannot trace, it raises
         frames = [(f.filename, f.lineno, f.line) for f in
                   reversed(traceback.extract_tb(sys.exc_info()[2]))]
-        raise _trace_error(error, user_frame(frames)) from None
+        module = tracer.failed_in
+        if module is None and model_path is None:
+            module = ""  # the model's own forward
+        raise _trace_error(error, module, user_frame(frames)) from None
 
 
-def _trace_error(error, source):
+def _trace_error(error, module, source):
     message = (str(error).splitlines() or [type(error).__name__])[0]
     if "control flow" in message:
         construct = "data-dependent control flow"
-    elif "iterat" in message:
-        construct = "iterating over a traced tensor"
+        message = ("a Python if, while, and/or or bool() on a tensor: %s"
+                   % message)
+    elif "cannot be iterated" in message:
+        construct = "iterating over a tensor"
+    elif "'len'" in message:
+        construct = "len() of a tensor"
+        message = "use x.shape[0]"
     else:
         construct = "this code (%s)" % type(error).__name__
-    return UnsupportedError(construct, source=source, reason=message)
+    return UnsupportedError(construct, module, source, message)
 
 
 def trace_loss(model, loss_fn, count):
@@ -83,7 +193,7 @@ def trace_loss(model, loss_fn, count):
     root = LossModule(model, loss_fn)
     root.__class__ = type("LossModule", (LossModule,),
                           {"forward": _forward_of(count)})
-    return root, _trace(root)
+    return root, _trace(root, _MODEL)
 
 
 def trace_forward(model):
