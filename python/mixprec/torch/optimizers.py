@@ -43,8 +43,8 @@ def _decay(groups, what):
               if group["weight_decay"] != 0}
     if len(decays) > 1:
         raise UnsupportedError(
-            "%s with groups of different nonzero weight decays %s" % (
-                what, sorted(decays)),
+            "%s with groups of different nonzero weight decays "
+            "(weight_decay %s)" % (what, sorted(decays)),
             reason="groups may use one weight decay or none")
     undecayed = {name for group, names in groups
                  if group["weight_decay"] == 0 for name in names}
@@ -80,6 +80,7 @@ class Translation:
                                    reason="the train step has no max of "
                                    "second moments")
         decay, self.undecayed = _decay(groups, what)
+        self.learning_rate()  # groups of different rates are refused now
         if kind is torch.optim.SGD:
             self.moments = ("momentum_buffer",) if settings["momentum"] else ()
             self.attribute = (
@@ -105,7 +106,7 @@ class Translation:
         rates = {group["lr"] for group in self.optimizer.param_groups}
         if len(rates) > 1:
             raise UnsupportedError(
-                "parameter groups with different learning rates %s" %
+                "parameter groups with different learning rates (lr %s)" %
                 sorted(rates), reason="the train step takes one rate")
         return float(rates.pop())
 

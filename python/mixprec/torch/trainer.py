@@ -20,14 +20,16 @@ def _to_numpy(tensor):
         if tensor.dtype == torch.bfloat16:
             return tensor.view(torch.int16).numpy().view(np.uint16)
         return tensor.numpy()
-    return np.ascontiguousarray(tensor)
+    # Not np.ascontiguousarray: it makes a 0-d array 1-d.
+    return np.asarray(tensor, order="C")
 
 
 def _to_torch(array, dtype):
+    """An ABI array (bf16 as bits) as a torch tensor of its shape."""
+    array = np.asarray(array, order="C")
     if dtype == torch.bfloat16:
-        return torch.from_numpy(np.ascontiguousarray(array).view(
-            np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(np.ascontiguousarray(array)).to(dtype)
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(array).to(dtype)
 
 
 _TORCH_OF_NUMPY = {np.dtype(np.float32): torch.float32,
@@ -68,10 +70,9 @@ def compile(model, loss_fn, example_batch, optimizer, precision="fp32",
     """Imports `model` with `loss_fn(model, *batch)` and `optimizer` and
     compiles its train step; returns a Trainer that starts from the
     module's current parameters and the optimizer's current state."""
+    options = _options(precision, target, arch, amp_options, compile_options)
     imported = import_model(model, loss_fn, example_batch, optimizer)
-    library = compiler.compile_source(
-        imported.text, options=_options(precision, target, arch, amp_options,
-                                        compile_options))
+    library = compiler.compile_source(imported.text, options=options)
     return Trainer(model, imported, library, precision)
 
 
@@ -165,16 +166,27 @@ class Trainer:
         return result
 
     def load_state_dict(self, state_dict):
-        """Sets the trained state from a state dict of the module."""
+        """Sets the trained state from a state dict of the module (its
+        tensors converted to the module's dtypes, as PyTorch does); one
+        that does not fit changes nothing."""
         missing = [k for k in self._state if k not in state_dict]
         unexpected = [k for k in state_dict if k not in self._state]
         if missing or unexpected:
             raise KeyError("state dict does not match the module: missing "
                            "%s, unexpected %s" % (missing, unexpected))
-        for key, value in state_dict.items():
+        values = {}
+        for key, tensor in self._state.items():
             name = self._names[key]
-            if name in self._held and name == key:
-                self._trainer.set(name, _to_numpy(value))
+            if name not in self._held or name != key:
+                continue
+            value = torch.as_tensor(state_dict[key])
+            if value.shape != tensor.shape:
+                raise ValueError(
+                    "state dict: '%s' has shape %s, the module's has %s" % (
+                        key, list(value.shape), list(tensor.shape)))
+            values[name] = _to_numpy(value.to(tensor.dtype))
+        for name, value in values.items():
+            self._trainer.set(name, value)
 
     def save(self, path):
         """An atomic checkpoint of the whole state (parameters, buffers,
