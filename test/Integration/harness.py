@@ -4,6 +4,7 @@ Every 16-bit result is compared with a PyTorch emulation that rounds at the
 same points as mixprec (docs/design.md §4): inputs are 16-bit values,
 the computation runs in float32, and the result is rounded once.
 """
+import atexit
 import functools
 import hashlib
 import os
@@ -27,8 +28,11 @@ TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16,
 TOLERANCES = {"f32": (1e-5, 1e-6), "f16": (2.0 ** -10, 1e-5),
               "bf16": (2.0 ** -7, 1e-5)}
 
-_CACHE = os.environ.get("MIXPREC_TEST_CACHE") or tempfile.mkdtemp(
-    prefix="mixprec-tests-")
+_CACHE = os.environ.get("MIXPREC_TEST_CACHE")
+if not _CACHE:
+    # The session's libraries; removed when the session ends.
+    _CACHE = tempfile.mkdtemp(prefix="mixprec-tests-")
+    atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 
 # Every model a test compiles for the CPU is also compiled for CUDA (sm_90,
