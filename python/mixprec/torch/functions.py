@@ -66,7 +66,7 @@ def neg(ctx, input):
 
 
 @lowers(operator.pow, torch.pow, "pow")
-def pow(ctx, input, exponent):
+def power(ctx, input, exponent):
     if isinstance(input, Value) and exponent == 2:
         return ctx.ops.binary("mul", input, input)  # exact, as PyTorch's
     return ctx.ops.binary("pow", *_operands(ctx, input, exponent))
@@ -153,12 +153,12 @@ def _reduce(ctx, name, input, dim, keepdim, dtype):
 
 
 @lowers(torch.sum, "sum")
-def sum(ctx, input, dim=None, keepdim=False, dtype=None):
+def reduce_sum(ctx, input, dim=None, keepdim=False, dtype=None):
     return _reduce(ctx, "reduce_sum", input, dim, keepdim, dtype)
 
 
 @lowers(torch.mean, "mean")
-def mean(ctx, input, dim=None, keepdim=False, dtype=None):
+def reduce_mean(ctx, input, dim=None, keepdim=False, dtype=None):
     return _reduce(ctx, "reduce_mean", input, dim, keepdim, dtype)
 
 
@@ -182,7 +182,7 @@ class _ValuesAndIndices(tuple):
 
 
 @lowers(torch.max, "max")
-def max(ctx, input, dim=None, keepdim=False):
+def max_or_maximum(ctx, input, dim=None, keepdim=False):
     if isinstance(dim, (Value, torch.Tensor)):
         return maximum(ctx, input, dim)
     values = _reduce(ctx, "reduce_max", input, dim, keepdim, None)
@@ -193,7 +193,7 @@ def max(ctx, input, dim=None, keepdim=False):
 
 
 @lowers(torch.min, "min")
-def min(ctx, input, dim=None, keepdim=False):
+def min_or_minimum(ctx, input, dim=None, keepdim=False):
     if isinstance(dim, (Value, torch.Tensor)):
         return minimum(ctx, input, dim)
     raise ctx.unsupported("torch.min over a dim",
