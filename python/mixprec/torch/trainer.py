@@ -61,7 +61,8 @@ def _options(precision, target, arch, amp_options, compile_options):
     if target == "cuda":
         options += ["--target=cuda", "--arch=%s" % (arch or "sm_80")]
     elif arch:
-        raise ValueError("arch is for target='cuda'")
+        raise ValueError("arch=%r is for target='cuda'; target='cpu' takes "
+                         "no arch" % (arch,))
     return options + compiler._option_list(compile_options or ())
 
 
@@ -103,6 +104,10 @@ class Trainer:
             self._trainer.set(name, _to_numpy(value))
 
     def _batch(self, batch, expected, what):
+        """`batch` as the ABI's arrays, after checking it against the
+        compiled (dtype, shape)s: a step takes exactly the example batch's
+        shapes, forward any number of rows."""
+        noun = "batch tensor" if what == "step" else "input"
         if len(batch) != len(expected):
             raise ValueError("%s takes %d tensors, got %d" % (
                 what, len(expected), len(batch)))
@@ -110,20 +115,22 @@ class Trainer:
         for index, (value, (dtype, shape)) in enumerate(zip(batch, expected)):
             got_dtype = _dtype_of(value)
             got_shape = tuple(np.shape(value))
-            if got_dtype != dtype or (what == "step" and got_shape != shape):
+            if what == "step":
+                fits = got_shape == shape
+                compiled = "%s%s" % (dtype, list(shape))
+            else:
+                fits = got_shape[1:] == shape[1:] and len(got_shape) > 0
+                compiled = "%s[rows, %s]" % (
+                    dtype, ", ".join(str(d) for d in shape[1:]))
+            if got_dtype != dtype or not fits:
                 hint = ""
-                if got_shape[:1] != shape[:1]:
+                if what == "step" and got_shape[:1] != shape[:1]:
                     hint = ("; the last batch of a DataLoader is smaller "
                             "unless drop_last=True")
                 raise ValueError(
-                    "%s: batch tensor %d is %s%s, the model was compiled "
-                    "for %s%s%s" % (what, index, got_dtype, list(got_shape),
-                                    dtype, list(shape), hint))
-            if what != "step" and got_shape[1:] != shape[1:]:
-                raise ValueError(
-                    "%s: input %d has shape %s, the model takes [rows, %s]" % (
-                        what, index, list(got_shape),
-                        ", ".join(str(d) for d in shape[1:])))
+                    "%s: %s %d is %s%s, the model was compiled for %s%s" % (
+                        what, noun, index, got_dtype, list(got_shape),
+                        compiled, hint))
             arrays.append(_to_numpy(value))
         return arrays
 
@@ -194,6 +201,7 @@ class Trainer:
         self._trainer.save(path)
 
     def load(self, path):
+        """Restores a checkpoint of save(); a bad file changes nothing."""
         self._trainer.load(path)
 
     @property
