@@ -44,9 +44,9 @@ class DigitsCNN(nn.Module):
     def __init__(self):
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+            nn.Conv2d(1, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
             nn.MaxPool2d(2),
-            nn.Conv2d(8, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+            nn.Conv2d(8, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
             nn.AdaptiveAvgPool2d(1), nn.Flatten())
         self.head = nn.Linear(16, 10)
 
@@ -76,8 +76,8 @@ CASES = [
     Case("cnn", DigitsCNN, lambda p: torch.optim.Adam(p, lr=1e-2), 400, 64,
          0.9, cosine_schedule=True),
     Case("transformer", DigitsRows,
-         lambda p: torch.optim.AdamW(p, lr=3e-3, weight_decay=0.01), 300, 64,
-         0.85),
+         lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9), 300, 64, 0.9,
+         cosine_schedule=True),
 ]
 
 
