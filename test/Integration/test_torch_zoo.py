@@ -77,3 +77,27 @@ def test_the_zoo_covers_the_importer():
     assert optimizers == {torch.optim.SGD, torch.optim.Adam,
                           torch.optim.AdamW}
     assert len(torch_zoo.ZOO) >= 12
+
+
+def test_dropout_trains_and_is_off_in_forward():
+    """The dropout case with its own p > 0: the train step drops (its
+    losses are not the dropout-free ones from the same weights) and the
+    eval-mode forward does not."""
+    case = torch_zoo.case("gelu_silu_dropout")
+    assert case.default_dropout > 0
+    model = case.build()
+    without_dropout = case.build(dropout=0.0)
+    batch = case.example_batch()
+    trainer = mpt.compile(model, case.loss_fn, batch, case.optimizer(model))
+    loss = trainer.step(*batch)
+    with torch.no_grad():
+        undropped = case.loss_fn(without_dropout, *batch).item()
+    assert loss != pytest.approx(undropped, rel=1e-3)
+    losses = [trainer.step(*b) for b in case.batches(STEPS)]
+    assert all(torch.isfinite(torch.tensor(losses)))
+    model.load_state_dict(trainer.state_dict(), strict=True)
+    inputs, _ = case.eval_data()
+    with torch.no_grad():
+        expected = model.eval()(*inputs)
+    torch.testing.assert_close(trainer.forward(*inputs), expected,
+                               rtol=1e-5, atol=1e-5)

@@ -369,8 +369,10 @@ class Functional(nn.Module):
         a = F.layer_norm(a, (16,), self.gain, self.shift)
         b = torch.clamp(b, -3.0, 3.0) * 2 - 1
         c = torch.minimum(a, b)
-        gate = torch.sigmoid(c).sqrt() + torch.rsqrt(c.pow(2) + 1.0)
-        d = (gate.pow(1.5).abs().neg() / 4.0).exp() - torch.log(gate)
+        spread = torch.max(a, b) - torch.min(a, b)
+        gate = torch.sigmoid(c).sqrt() + torch.rsqrt(c ** 2 + 1.0)
+        d = ((1.0 - gate.pow(1.5).abs().neg() / 4.0).log() -
+             torch.exp(-spread) + 1.0 / (1.0 + spread.pow(2)))
         stacked = torch.stack([a, b, c, d], dim=1)  # [N, 4, 16]
         grid = stacked.view(x.shape[0], 4, 2, 8).permute(0, 2, 1, 3)
         grid = grid.reshape(-1, 4, 8)  # [2N, 4, 8]
