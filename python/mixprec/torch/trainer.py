@@ -42,7 +42,8 @@ _TORCH_OF_NUMPY = {np.dtype(np.float32): torch.float32,
 def _dtype_of(value):
     if isinstance(value, torch.Tensor):
         return value.dtype
-    return _TORCH_OF_NUMPY.get(np.asarray(value).dtype, np.asarray(value).dtype)
+    dtype = np.asarray(value).dtype
+    return _TORCH_OF_NUMPY.get(dtype, dtype)
 
 
 def _options(precision, target, arch, amp_options, compile_options):
