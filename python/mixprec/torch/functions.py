@@ -410,6 +410,26 @@ def _index(ctx, x, index):
 
 
 # Masks: only constant masks (built from shapes, such as a causal mask).
+_COMPARISONS = {operator.lt: "operator <", operator.le: "operator <=",
+                operator.gt: "operator >", operator.ge: "operator >=",
+                operator.eq: "operator ==", operator.ne: "operator !=",
+                torch.lt: "torch.lt", torch.le: "torch.le",
+                torch.gt: "torch.gt", torch.ge: "torch.ge",
+                torch.eq: "torch.eq", torch.ne: "torch.ne"}
+
+
+@lowers(*_COMPARISONS, "lt", "le", "gt", "ge", "eq", "ne")
+def comparison(ctx, input, other):
+    """A comparison of data is not computed: using its mask raises."""
+    target = ctx.node.target
+    return Unavailable(
+        "a mask computed from the data (%s)" % _COMPARISONS.get(
+            target, "Tensor.%s" % target),
+        "masks and conditions must not depend on the inputs or parameters "
+        "(a constant mask, such as a causal mask built from shapes, is "
+        "supported)")
+
+
 def _constant_mask(ctx, mask, what):
     if isinstance(mask, Value):
         raise ctx.unsupported("%s with a mask computed from the data" % what,

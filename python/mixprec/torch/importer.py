@@ -13,7 +13,7 @@ from .emitter import MLIR_TYPES, symbol, tensor_type
 from .errors import UnsupportedError
 from .lowering import Lowering, StateTable
 from .optimizers import STEP, Translation
-from .tracing import trace_forward, trace_loss
+from .tracing import returned_line, trace_forward, trace_loss
 
 
 @dataclass
@@ -80,6 +80,7 @@ def import_model(model, loss_fn, example_batch, optimizer):
     if len(results) != 1 or results[0].shape != () or not results[0].is_float:
         raise UnsupportedError(
             "a loss function returning %s" % ", ".join(r.type for r in results),
+            source=returned_line(graph),
             reason="loss_fn(model, *batch) must return one scalar tensor")
     functions_text = loss.writer.text(results)
 

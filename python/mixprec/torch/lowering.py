@@ -3,12 +3,16 @@
 Each node runs on example tensors as it is lowered: the results give every
 value's shape and dtype, and a node whose inputs are all constants (a
 causal mask built with torch.triu, x.shape[0]) is folded to its value."""
+import inspect
+import operator
+
 import torch
 from torch import fx
 
 from . import registry
 from .emitter import MLIR_TYPES, FunctionWriter, Ops, Value
 from .errors import UnsupportedError, user_line
+from .tracing import RANDOM_METHODS
 
 # Methods and attributes whose result describes a tensor's type, not its
 # data: their value is known when the module is imported.
@@ -20,8 +24,9 @@ class Unavailable:
     """A result the dialect does not compute (the indices of torch.max):
     using it raises UnsupportedError naming `what`."""
 
-    def __init__(self, what):
+    def __init__(self, what, reason=""):
         self.what = what
+        self.reason = reason
 
 
 class StateTable:
@@ -61,7 +66,9 @@ class Context:
     @property
     def module_path(self):
         path = self.node.meta.get("module_path", "")
-        return "%s.%s" % (path, self.path) if self.path else path
+        if self.path:
+            return "%s.%s" % (path, self.path) if path else self.path
+        return path
 
     def within(self, module, path=None):
         """This context for `module`, a part of the module being expanded
@@ -81,7 +88,7 @@ class Context:
         if isinstance(x, Value):
             return x
         if isinstance(x, Unavailable):
-            raise self.unsupported(x.what)
+            raise self.unsupported(x.what, x.reason)
         if isinstance(x, torch.Tensor):
             dtype = MLIR_TYPES.get(x.dtype)
             if dtype is None:
@@ -177,11 +184,22 @@ class Lowering:
             elif node.op == "output":
                 return self._outputs(node, env)
             else:
-                examples[node] = self._evaluate(node, examples)
+                try:
+                    examples[node] = self._evaluate(node, examples)
+                except Exception as error:  # PyTorch refuses it too
+                    raise Context(self, node, None).unsupported(
+                        "%s with these arguments" % self._name(node),
+                        "PyTorch raises %s: %s" % (type(error).__name__,
+                                                   error)) from None
                 env[node] = self._lower(node, env, examples[node])
         raise AssertionError("an fx graph ends with its output node")
 
     def _outputs(self, node, env):
+        for input_node in node.all_input_nodes:
+            if isinstance(env[input_node], Unavailable):
+                raise Context(self, input_node, None).unsupported(
+                    "returning " + env[input_node].what,
+                    env[input_node].reason)
         results = []
         for item in _flatten(fx.node.map_arg(node.args[0], env.get)):
             context = Context(self, node, None)
@@ -205,19 +223,25 @@ class Lowering:
         kwargs = fx.node.map_arg(node.kwargs, env.get)
         symbolic = _any_value((args, kwargs))
         context = Context(self, node, example)
+        name = self._name(node)
+        for input_node in node.all_input_nodes:
+            if isinstance(env[input_node], Unavailable):
+                raise context.unsupported(
+                    "%s on %s" % (name, env[input_node].what),
+                    env[input_node].reason)
+        self._check_inplace(node, context, name)
         if node.op == "call_module":
             module = self.root.get_submodule(node.target)
             lowering = module_lowering(module)
             if lowering is None:
-                raise context.unsupported(
-                    "module %s" % registry.module_type_name(module))
+                raise context.unsupported(name)
             context.module = module
             return self._call(lowering, context, args, kwargs,
                               registry.module_type_name(module))
+        self._check_folding(node, context, name, symbolic)
         if not symbolic:
             return example  # folded: it depends on no input or parameter
         if node.op == "call_method":
-            name = "Tensor.%s" % node.target
             if node.target in _TYPE_QUERIES and not _any_tensor(example):
                 return example
             lowering = registry.METHODS.get(node.target)
@@ -227,13 +251,63 @@ class Lowering:
                     "write it out of place (x = x.%s(...))" %
                     node.target[:-1])
         else:
-            name = registry.function_name(node.target)
             if (node.target is getattr and args[1] in _TYPE_QUERIES):
                 return example
             lowering = registry.FUNCTIONS.get(node.target)
         if lowering is None:
             raise context.unsupported(name)
         return self._call(lowering, context, args, kwargs, name)
+
+    def _name(self, node):
+        """How an error names what `node` calls."""
+        if node.op == "call_module":
+            return "module %s" % registry.module_type_name(
+                self.root.get_submodule(node.target))
+        if node.op == "call_method":
+            return "Tensor.%s" % node.target
+        return registry.function_name(node.target)
+
+    def _check_inplace(self, node, context, name):
+        """An activation or dropout with inplace=True overwrites its input:
+        refused when the input is read again afterwards, as the lowering
+        computes out of place."""
+        if node.op == "call_module":
+            inplace = getattr(self.root.get_submodule(node.target),
+                              "inplace", False)
+        elif node.op == "call_function":
+            inplace = _argument(node, "inplace")
+        else:
+            return
+        source = node.args[0] if node.args else None
+        if inplace is not True or not isinstance(source, fx.Node):
+            return
+        position = {n: i for i, n in enumerate(node.graph.nodes)}
+        later = [user for user in source.users
+                 if position[user] > position[node]]
+        if later:
+            raise context.unsupported(
+                "%s with inplace=True on a tensor read again afterwards" %
+                name, "PyTorch overwrites the input; use inplace=False")
+
+    def _check_folding(self, node, context, name, symbolic):
+        """Refuses what folding would get wrong: random numbers (drawn once
+        at import) and in-place updates of the model's tensors (lost)."""
+        # The tracer refuses torch.randn and the like; a tensor made from
+        # traced shapes (torch.empty(x.shape)) is filled here.
+        if (node.op == "call_method" and node.target in RANDOM_METHODS and
+                not symbolic):
+            raise context.unsupported(
+                "%s of a constant tensor" % name, "its random numbers would "
+                "be drawn once, at import, and be constants of the step")
+        if node.op == "call_method" and node.target.endswith("_"):
+            state = _state_viewed(node.args[0])
+            if state is not None:
+                tensor = _fetch(self.root, state.target)
+                raise context.unsupported(
+                    "in-place method %s on the model's tensor '%s'" % (
+                        name, self.state_table.name_of(tensor) or
+                        state.target), "the module's state is updated "
+                    "only by the optimizer and batch norm")
 
     @staticmethod
     def _call(lowering, context, args, kwargs, name):
@@ -245,6 +319,37 @@ class Lowering:
                 raise
             raise context.unsupported("%s with these arguments" % name,
                                       str(error)) from None
+
+
+# Methods whose result shares the storage of their first argument.
+_VIEWS = {"view", "view_as", "reshape", "flatten", "unflatten", "squeeze",
+          "unsqueeze", "transpose", "t", "permute", "expand", "expand_as",
+          "narrow", "select", "detach", "contiguous"}
+
+
+def _argument(node, name):
+    """The argument `name` of the call of a Python function at `node`."""
+    try:
+        signature = inspect.signature(node.target)
+        return signature.bind(*node.args, **node.kwargs).arguments.get(name)
+    except (TypeError, ValueError):  # a builtin, or arguments it refuses
+        return None
+
+
+def _state_viewed(node):
+    """The get_attr node of the model's tensor that `node` is (a view of),
+    or None."""
+    while isinstance(node, fx.Node):
+        if node.op == "get_attr":
+            return node
+        if node.op == "call_method" and node.target in _VIEWS:
+            node = node.args[0]
+        elif node.op == "call_function" and node.target in (
+                operator.getitem, getattr):
+            node = node.args[0]  # x[...] and x.data
+        else:
+            return None
+    return None
 
 
 def module_lowering(module):

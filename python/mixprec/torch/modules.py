@@ -87,9 +87,12 @@ def layer_norm(ctx, input):
 @lowers_module(nn.Embedding)
 def embedding(ctx, input):
     m = ctx.module
-    if m.padding_idx is not None or m.max_norm is not None or m.sparse:
-        raise ctx.unsupported("nn.Embedding with padding_idx, max_norm or "
-                              "sparse")
+    for argument in ("padding_idx", "max_norm", "scale_grad_by_freq",
+                     "sparse"):
+        value = getattr(m, argument)
+        if value is not None and value is not False:  # padding_idx=0 too
+            raise ctx.unsupported("nn.Embedding with %s=%r" % (argument,
+                                                                value))
     indices = ctx.value(input)
     if indices.dtype not in ("i32", "i64"):
         raise ctx.unsupported("nn.Embedding of %s indices" % indices.dtype)

@@ -47,10 +47,15 @@ def function_name(target):
     module = getattr(target, "__module__", None) or ""
     name = getattr(target, "__qualname__", None) or getattr(
         target, "__name__", repr(target))
-    if module.startswith("torch._C") or module == "":
+    if module == "torch._C._nn":
+        module = "torch.nn.functional"
+    elif module.startswith("torch._C") or module == "":
         module = "torch"
-    if module == "torch._tensor":
+    if module == "torch._tensor" or name.startswith("_TensorBase."):
         module = "torch.Tensor"
+    # torch.cumsum is torch._C._VariableFunctionsClass.cumsum.
+    name = name.rpartition(".")[2] if name.startswith(
+        ("_VariableFunctionsClass.", "_TensorBase.")) else name
     return "%s.%s" % (module, name)
 
 

@@ -9,11 +9,20 @@ import traceback
 import torch
 from torch import fx, nn
 
-from .errors import GENERATED, UnsupportedError, user_frame
+from .errors import GENERATED, UnsupportedError, loss_fn_line, user_frame
 from .registry import module_type_name
 
 # The user's model in LossModule.
 _MODEL = "model"
+
+# torch's random functions and Tensor's random methods: called while
+# tracing, their numbers would be drawn once and be constants of the step.
+_RANDOM_FUNCTIONS = ("rand", "randn", "randint", "randperm", "normal",
+                     "bernoulli", "multinomial", "poisson", "rand_like",
+                     "randn_like", "randint_like")
+RANDOM_METHODS = ("uniform_", "normal_", "bernoulli_", "bernoulli",
+                   "random_", "exponential_", "geometric_", "cauchy_",
+                   "log_normal_", "multinomial")
 
 # Tensor factories whose sizes may be traced shapes (a causal mask of
 # x.size(1) rows): recorded as calls, which the importer folds to constants
@@ -64,22 +73,43 @@ class _Tracer(fx.Tracer):
     def __init__(self, model_path=None):
         super().__init__()
         self.record_stack_traces = True
+        # Buffers as get_attr nodes: their in-place updates are then seen.
+        self.proxy_buffer_attributes = True
         self._model_path = model_path
         self._paths = ["" if model_path is None else None]
         self.failed_in = None  # the module path where tracing failed
+
+    def _refusal(self, name):
+        def refuse(*args, **kwargs):
+            raise UnsupportedError(
+                name, self._paths[-1], _current_source(),
+                "its random numbers would be drawn once, at import, and be "
+                "constants of the train step (dropout is supported)")
+        return refuse
 
     def proxy(self, node):
         return _Proxy(node, self)
 
     def trace(self, root, concrete_args=None):
-        originals = {name: getattr(torch, name) for name in _FACTORIES}
+        # (owner, name, replacement) for the time of the trace.
+        patches = [(torch, name, self._traced_factory(getattr(torch, name)))
+                   for name in _FACTORIES]
+        patches += [(torch, name, self._refusal("torch." + name))
+                    for name in _RANDOM_FUNCTIONS]
+        patches += [(torch.Tensor, name, self._refusal("Tensor." + name))
+                    for name in RANDOM_METHODS]
+        # Tensor's methods are its base class's: restored by deletion.
+        originals = [vars(owner).get(name) for owner, name, _ in patches]
         try:
-            for name, factory in originals.items():
-                setattr(torch, name, self._traced_factory(factory))
+            for owner, name, replacement in patches:
+                setattr(owner, name, replacement)
             return super().trace(root, concrete_args)
         finally:
-            for name, factory in originals.items():
-                setattr(torch, name, factory)
+            for (owner, name, _), original in zip(patches, originals):
+                if original is None:
+                    delattr(owner, name)
+                else:
+                    setattr(owner, name, original)
 
     def _traced_factory(self, factory):
         """`factory`, recorded as a call when a size is traced."""
@@ -173,12 +203,13 @@ def _trace(root, model_path=None):
 
 def _trace_error(error, module, source):
     message = (str(error).splitlines() or [type(error).__name__])[0]
-    if "control flow" in message:
+    if "cannot be iterated" in message:
+        construct = "iterating over a tensor"
+        message = "fx cannot trace a for loop over a tensor or *tensor"
+    elif "control flow" in message:
         construct = "data-dependent control flow"
         message = ("a Python if, while, and/or or bool() on a tensor: %s"
                    % message)
-    elif "cannot be iterated" in message:
-        construct = "iterating over a tensor"
     elif "'len'" in message:
         construct = "len() of a tensor"
         message = "use x.shape[0]"
@@ -194,6 +225,14 @@ def trace_loss(model, loss_fn, count):
     root.__class__ = type("LossModule", (LossModule,),
                           {"forward": _forward_of(count)})
     return root, _trace(root, _MODEL)
+
+
+def returned_line(graph):
+    """The loss_fn's line that computed what the traced loss_fn returns."""
+    output = next(node for node in graph.nodes if node.op == "output")
+    returned = [node for node in output.all_input_nodes
+                if node.stack_trace]
+    return loss_fn_line(returned[0].stack_trace) if returned else None
 
 
 def trace_forward(model):
