@@ -4,7 +4,6 @@ is compiled; nothing unsupported is silently dropped or approximated. Each
 offending line below carries a marker comment (`# <- name`): the expected
 line number is where the marker is in this file. A supported model's bad
 batch at run time names drop_last=True."""
-import os
 import re
 
 import pytest
@@ -438,7 +437,7 @@ def where_clause(module):
 def test_construct_is_named_with_module_and_line(marker):
     construct, make_model, loss_fn, module = CASES[marker]
     example = batch()
-    if marker == "padding-idx":
+    if marker == "padding-idx":  # the one model of token ids
         example = (torch.randint(1, 10, (ROWS, 5)), example[1])
     error = refusal(make_model(), loss_fn, example)
     number, code = marked_line(marker)
