@@ -297,6 +297,36 @@ def test_load_state_dict_of_another_module_changes_nothing(trained):
     assert_state_equal(trainer.state_dict(), before)
 
 
+class ScaledNet(nn.Module):
+    """A classifier whose buffer the forward reads directly: it is compiled
+    in as a constant."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(FEATURES, CLASSES)
+        self.register_buffer("scale", torch.full((CLASSES,), 0.5))
+
+    def forward(self, x):
+        return self.fc(x) * self.scale
+
+
+def test_load_state_dict_refuses_a_new_value_of_a_compiled_in_buffer():
+    torch.manual_seed(0)
+    model = ScaledNet()
+    trainer = mpt.compile(model, cross_entropy, example_batch=batches(1)[0],
+                          optimizer=torch.optim.SGD(model.parameters(),
+                                                    lr=0.1))
+    before = trainer.state_dict()
+    trainer.load_state_dict(copy.deepcopy(before))  # the same value: fine
+    state = copy.deepcopy(before)
+    state["scale"] = torch.full((CLASSES,), 2.0)
+    state["fc.bias"] = torch.ones(CLASSES)
+    with pytest.raises(ValueError, match="'scale' is not state of the "
+                       "compiled model"):
+        trainer.load_state_dict(state)
+    assert_state_equal(trainer.state_dict(), before)
+
+
 def test_checkpoint_restores_bit_exactly(trained, tmp_path):
     trainer = trained[0]
     path = tmp_path / "checkpoint"

@@ -185,14 +185,23 @@ class Trainer:
         values = {}
         for key, tensor in self._state.items():
             name = self._names[key]
-            if name not in self._held or name != key:
-                continue
             value = torch.as_tensor(state_dict[key])
             if value.shape != tensor.shape:
                 raise ValueError(
                     "state dict: '%s' has shape %s, the module's has %s" % (
                         key, list(value.shape), list(tensor.shape)))
-            values[name] = _to_numpy(value.to(tensor.dtype))
+            if name not in self._held:
+                # Not state of the library: folded into it as a constant
+                # or not used; a new value could not take effect.
+                if not torch.equal(value.to(tensor.dtype), tensor.detach()):
+                    raise ValueError(
+                        "state dict: '%s' is not state of the compiled "
+                        "model (a buffer compiled in as a constant, or "
+                        "unused), so its value cannot change; compile "
+                        "again to use the new value" % key)
+                continue
+            if name == key:
+                values[name] = _to_numpy(value.to(tensor.dtype))
         for name, value in values.items():
             self._trainer.set(name, value)
 
