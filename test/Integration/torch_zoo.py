@@ -392,7 +392,7 @@ class Functional(nn.Module):
                             peak[::2], peak[1::2]], dim=1)  # [N, 32]
         joined = torch.cat([joined, h[:, :16].expand(x.shape[0], 16)], 1)
         features = F.dropout(joined, 0.0, self.training)
-        logits = features @ self.w2 - x[:, 3].unsqueeze(-1) * 0.5
+        logits = features @ self.w2 - x[..., 3, None] * 0.5
         return F.log_softmax(logits, dim=1)
 
 

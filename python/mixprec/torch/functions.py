@@ -386,7 +386,8 @@ def _index(ctx, x, index):
     if ... in items:
         at = items.index(...)
         items[at:at + 1] = [slice(None)] * (len(x.shape) - explicit)
-    items += [slice(None)] * (len(x.shape) - explicit)
+    else:
+        items += [slice(None)] * (len(x.shape) - explicit)
     offsets, sizes, strides = [], [], []
     dim = 0
     for item in items:
