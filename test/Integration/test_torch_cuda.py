@@ -1,10 +1,11 @@
-"""Models imported with mixprec.torch on the CUDA backend: the imported
-train step's PTX (sm_90) passes ptxas, and mpt.compile(target="cuda")
-trains on the GPU simulator (runtime/gpusim) as the CPU backend does -- the
-same losses step for step, the same state dict, the same forward outputs,
-to the tolerances the other CUDA-vs-CPU tests hold (test_gpusim_training's
-loss bound, the harness's FP32 tolerances)."""
-import copy
+"""The torch zoo (torch_zoo.py) on the CUDA backend: each imported module's
+FP32 train step compiles to sm_90 PTX that ptxas assembles, and
+mpt.compile(target="cuda") trains it on the GPU simulator (runtime/gpusim)
+as the CPU backend does -- from the same weights on the same batches (with
+the module's own dropout), the same loss at each step, then the same state
+dict and the same eval-mode forward on held-out rows, to the tolerances the
+other CUDA-vs-CPU tests hold (test_gpusim_training's FP32 loss bound, the
+harness's FP32 tolerances)."""
 import os
 import shutil
 import subprocess
@@ -14,9 +15,8 @@ import torch
 
 import mixprec
 import mixprec.torch as mpt
-import reference_models
+import torch_zoo
 from harness import assert_close
-from test_torch_amp import CASES, cross_entropy
 
 BUILD = os.environ.get("MIXPREC_BUILD", "build")
 GPUSIM = os.path.abspath(os.path.join(BUILD, "lib", "libmixprec_gpusim.so"))
@@ -33,39 +33,22 @@ pytestmark = [
 os.environ.setdefault("MIXPREC_LIBCUDA", GPUSIM)
 
 # The simulator runs every thread of every kernel on the CPU: a few steps.
-STEPS = 3
+STEPS = 5
 # test_gpusim_training's per-step loss bound for FP32 on both backends.
 LOSS_RTOL = 1e-4
-HELD_OUT_ROWS = 32
 
 
-def batches(data, case):
-    x_train, y_train = data[:2]
-    return [(x_train[index], y_train[index]) for index in
-            reference_models.batches(len(x_train), case.batch, STEPS)]
-
-
-@pytest.fixture(scope="module")
-def digits():
-    x_train, y_train, x_test, y_test = reference_models.digits()
-    return x_train, y_train.long(), x_test, y_test.long()
-
-
-def imported_trainer(case, initial, data, target):
-    model = copy.deepcopy(initial)
-    optimizer = case.optimizer(list(model.parameters()))
-    x_train, y_train = data[:2]
-    return mpt.compile(model, cross_entropy,
-                       example_batch=(x_train[:case.batch],
-                                      y_train[:case.batch]),
-                       optimizer=optimizer, target=target,
+def imported_trainer(case, target):
+    """The case's module (its own dropout) compiled in FP32 for `target`."""
+    model = case.build()
+    return mpt.compile(model, case.loss_fn, case.example_batch(),
+                       case.optimizer(model), target=target,
                        arch=ARCH if target == "cuda" else None)
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
-def test_ptx_of_the_imported_model_passes_ptxas(case, digits, tmp_path):
-    torch.manual_seed(0)
-    trainer = imported_trainer(case, case.build(), digits, "cpu")
+@pytest.mark.parametrize("name", torch_zoo.NAMES)
+def test_ptx_of_the_imported_model_passes_ptxas(name, tmp_path):
+    trainer = imported_trainer(torch_zoo.case(name), "cpu")
     source = tmp_path / "model.mlir"
     source.write_text(trainer.text)
     ptx = tmp_path / "model.ptx"
@@ -82,22 +65,21 @@ def test_ptx_of_the_imported_model_passes_ptxas(case, digits, tmp_path):
     assert assembled.returncode == 0, assembled.stderr
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
-def test_simulated_cuda_training_matches_the_cpu(case, digits):
-    torch.manual_seed(0)
-    initial = case.build()
-    cpu = imported_trainer(case, initial, digits, "cpu")
-    cuda = imported_trainer(case, initial, digits, "cuda")
-    for step, (x, y) in enumerate(batches(digits, case)):
-        cpu_loss, cuda_loss = cpu.step(x, y), cuda.step(x, y)
+@pytest.mark.parametrize("name", torch_zoo.NAMES)
+def test_simulated_cuda_training_matches_the_cpu(name):
+    case = torch_zoo.case(name)
+    cpu = imported_trainer(case, "cpu")
+    cuda = imported_trainer(case, "cuda")
+    for step, batch in enumerate(case.batches(STEPS)):
+        cpu_loss, cuda_loss = cpu.step(*batch), cuda.step(*batch)
         assert abs(cuda_loss - cpu_loss) <= LOSS_RTOL * abs(cpu_loss), (
             step, cpu_loss, cuda_loss)
     cpu_state, cuda_state = cpu.state_dict(), cuda.state_dict()
     assert list(cuda_state) == list(cpu_state)
-    for name, value in cpu_state.items():
+    for key, value in cpu_state.items():
         if value.is_floating_point():
-            assert_close(cuda_state[name], value, "f32")
+            assert_close(cuda_state[key], value, "f32")
         else:
-            assert torch.equal(cuda_state[name], value), name
-    held_out = digits[2][:HELD_OUT_ROWS]
-    assert_close(cuda.forward(held_out), cpu.forward(held_out), "f32")
+            assert torch.equal(cuda_state[key], value), key
+    inputs, _ = case.eval_data()
+    assert_close(cuda.forward(*inputs), cpu.forward(*inputs), "f32")
