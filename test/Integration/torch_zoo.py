@@ -372,7 +372,7 @@ class Functional(nn.Module):
         h = torch.maximum(h, 0.1 * h)  # leaky relu
         a, b = h.chunk(2, dim=1)  # [N, 16] each
         a = F.layer_norm(a, (16,), self.gain, self.shift)
-        b = torch.clamp(b, -3.0, 3.0) * 2 - 1
+        b = torch.clamp(b, -3.0, 3.0) * 2 - 1 + torch.zeros_like(b)
         c = torch.minimum(a, b)
         spread = torch.max(a, b) - torch.min(a, b)
         gate = torch.sigmoid(c).sqrt() + torch.rsqrt(c ** 2 + 1.0)

@@ -410,6 +410,13 @@ def _index(ctx, x, index):
                            ctx.shape())
 
 
+# Tensors made from another's shape and dtype only: constants of the step.
+@lowers(torch.zeros_like, torch.ones_like, torch.full_like, "new_zeros",
+        "new_ones", "new_full")
+def constant_like(ctx, input, *args, **kwargs):
+    return ctx.example
+
+
 # Masks: only constant masks (built from shapes, such as a causal mask).
 _COMPARISONS = {operator.lt: "operator <", operator.le: "operator <=",
                 operator.gt: "operator >", operator.ge: "operator >=",
