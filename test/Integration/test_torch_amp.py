@@ -58,6 +58,9 @@ def test_16_bit_accuracy_within_two_points_of_fp32(name):
                   run.loss_scale, run.skipped_steps))
     assert runs["fp32"].accuracy >= untrained + MIN_LEARNED, (untrained,
                                                               runs)
+    assert runs["f16"].loss_scale > 1, runs  # the dynamic loss scaler ran
     for precision in ("f16", "bf16"):
+        # Trained in 16 bits: not FP32's arithmetic.
+        assert runs[precision].loss != runs["fp32"].loss, (precision, runs)
         gap = abs(runs[precision].accuracy - runs["fp32"].accuracy)
         assert gap <= MAX_ACCURACY_GAP, (precision, runs)
