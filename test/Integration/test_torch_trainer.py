@@ -472,3 +472,48 @@ def test_bad_compile_arguments(arguments, message):
     with pytest.raises(ValueError, match=message):
         mpt.compile(model, cross_entropy, example_batch=batches(1)[0],
                     optimizer=optimizer, **arguments)
+
+
+class BatchCentered(nn.Module):
+    """A forward that subtracts the batch mean: its rows are not
+    independent, so it cannot run in chunks of rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        return self.fc(x - x.mean(dim=0, keepdim=True))
+
+
+def test_forward_that_mixes_rows_runs_on_the_compiled_shape_only():
+    torch.manual_seed(0)
+    model = BatchCentered()
+    batch = batches(1)[0]
+    trainer = mpt.compile(model, cross_entropy, example_batch=batch,
+                          optimizer=torch.optim.SGD(model.parameters(),
+                                                    lr=0.1))
+    x = batch[0]
+    with torch.no_grad():
+        expected = model.eval()(x)
+    torch.testing.assert_close(trainer.forward(x), expected, rtol=1e-5,
+                               atol=1e-6)
+    with pytest.raises(ValueError, match="mixes the rows of dim 0"):
+        trainer.forward(torch.randn(3, FEATURES))
+
+
+def test_sequence_first_transformer_forward_runs_on_the_compiled_shape():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.TransformerEncoderLayer(FEATURES, 2, 32,
+                                                     dropout=0.0))
+    tokens = torch.randn(6, ROWS, FEATURES)  # [sequence, batch, features]
+    trainer = mpt.compile(model, lambda m, x, y: F.mse_loss(m(x), y),
+                          example_batch=(tokens, torch.zeros_like(tokens)),
+                          optimizer=torch.optim.SGD(model.parameters(),
+                                                    lr=0.01))
+    with torch.no_grad():
+        expected = model.eval()(tokens)
+    torch.testing.assert_close(trainer.forward(tokens), expected, rtol=1e-4,
+                               atol=1e-5)
+    with pytest.raises(ValueError, match="mixes the rows of dim 0"):
+        trainer.forward(tokens[:4])

@@ -26,6 +26,10 @@ class ImportedModel:
     optimizer: Translation
     batch: list  # (dtype, shape) of each batch tensor
     forward_inputs: list = field(default_factory=list)  # None: no @forward
+    # Whether the forward treats dim 0 as independent rows, so that it may
+    # run on any number of them (not so for a sequence-first transformer or
+    # a statistic over the batch).
+    forward_rows_independent: bool = False
 
 
 def _check_module(model):
@@ -58,6 +62,45 @@ def _model_inputs(model, loss_fn, batch):
     if not seen or not all(isinstance(a, torch.Tensor) for a in seen[0]):
         return None
     return [a.detach().clone() for a in seen[0]]
+
+
+def _flat(outputs):
+    if isinstance(outputs, torch.Tensor):
+        return [outputs]
+    if isinstance(outputs, (tuple, list)):
+        return [t for item in outputs for t in _flat(item)]
+    return [outputs]
+
+
+def _rows_independent(model, inputs):
+    """Whether the eval-mode forward of `model` on `inputs` equals its
+    forward on the first half of their rows joined with its forward on the
+    rest: then dim 0 holds independent rows."""
+    rows = inputs[0].shape[0] if inputs and inputs[0].dim() else 0
+    if rows < 2 or any(t.dim() == 0 or t.shape[0] != rows for t in inputs):
+        return False
+    half = rows // 2
+    evaluated = copy.deepcopy(model).eval()
+    try:
+        with torch.no_grad():
+            whole = _flat(evaluated(*inputs))
+            first = _flat(evaluated(*[t[:half] for t in inputs]))
+            rest = _flat(evaluated(*[t[half:] for t in inputs]))
+    except Exception:  # a forward that only takes its own batch size
+        return False
+    if not all(isinstance(t, torch.Tensor) for t in whole + first + rest):
+        return False
+    if not len(whole) == len(first) == len(rest):
+        return False
+    for w, a, b in zip(whole, first, rest):
+        if w.dim() == 0 or w.shape[0] != rows:
+            return False
+        joined = torch.cat([a, b])
+        if joined.shape != w.shape or not torch.allclose(
+                joined.double(), w.double(), rtol=1e-4, atol=1e-5,
+                equal_nan=True):
+            return False
+    return True
 
 
 def import_model(model, loss_fn, example_batch, optimizer):
@@ -122,4 +165,6 @@ def import_model(model, loss_fn, example_batch, optimizer):
         text, parameters, buffers, translation,
         [(t.dtype, tuple(t.shape)) for t in batch],
         None if forward_inputs is None else
-        [(t.dtype, tuple(t.shape)) for t in forward_inputs])
+        [(t.dtype, tuple(t.shape)) for t in forward_inputs],
+        forward_inputs is not None and _rows_independent(model,
+                                                         forward_inputs))

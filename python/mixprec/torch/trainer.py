@@ -116,7 +116,7 @@ class Trainer:
         for index, (value, (dtype, shape)) in enumerate(zip(batch, expected)):
             got_dtype = _dtype_of(value)
             got_shape = tuple(np.shape(value))
-            if what == "step":
+            if what == "step" or what == "forward of this module":
                 fits = got_shape == shape
                 compiled = "%s%s" % (dtype, list(shape))
             else:
@@ -128,6 +128,10 @@ class Trainer:
                 if what == "step" and got_shape[:1] != shape[:1]:
                     hint = ("; the last batch of a DataLoader is smaller "
                             "unless drop_last=True")
+                elif what == "forward of this module":
+                    hint = ("; its forward mixes the rows of dim 0 (a "
+                            "sequence-first input, or a statistic over the "
+                            "batch), so it runs on the compiled shape only")
                 raise ValueError(
                     "%s: %s %d is %s%s, the model was compiled for %s%s" % (
                         what, noun, index, got_dtype, list(got_shape),
@@ -149,12 +153,18 @@ class Trainer:
 
     def forward(self, *inputs):
         """The module's forward in eval mode (no dropout, batch norm on
-        its running statistics) on any number of rows."""
+        its running statistics) on any number of rows; on exactly the
+        compiled shapes when its rows are not independent (dim 0 is a
+        sequence, or the forward takes a statistic over the batch)."""
         if self._imported.forward_inputs is None:
             raise UnsupportedError(
                 "trainer.forward", reason="loss_fn does not call the model "
                 "with tensors, so its forward was not imported")
-        arrays = self._batch(inputs, self._imported.forward_inputs, "forward")
+        what = "forward"
+        if not self._imported.forward_rows_independent:
+            # Its rows cannot run in chunks: dim 0 is not a batch dim.
+            what = "forward of this module"
+        arrays = self._batch(inputs, self._imported.forward_inputs, what)
         outputs = self._trainer.evaluate("forward", arrays)
         specs = self.library.function("forward").outputs
         results = [_to_torch(o, _torch_dtype(s.dtype))
