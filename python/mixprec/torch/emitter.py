@@ -156,18 +156,19 @@ class Ops:
 
     # Shapes.
     def broadcast(self, x, shape):
-        shape = tuple(shape)
-        if x.shape == shape:
-            return x
-        return self.w.op("mixprec.broadcast %s : %s -> %s" % (
-            x.name, x.type, tensor_type(shape, x.dtype)), shape, x.dtype)
+        return self._reshaping("broadcast", x, shape)
 
     def reshape(self, x, shape):
+        return self._reshaping("reshape", x, shape)
+
+    def _reshaping(self, name, x, shape):
+        """`mixprec.<name> x : type -> result type`, or x for its shape."""
         shape = tuple(shape)
         if x.shape == shape:
             return x
-        return self.w.op("mixprec.reshape %s : %s -> %s" % (
-            x.name, x.type, tensor_type(shape, x.dtype)), shape, x.dtype)
+        return self.w.op("mixprec.%s %s : %s -> %s" % (
+            name, x.name, x.type, tensor_type(shape, x.dtype)), shape,
+            x.dtype)
 
     def transpose(self, x, permutation):
         permutation = tuple(permutation)

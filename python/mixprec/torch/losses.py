@@ -38,16 +38,22 @@ def _logits(ctx, input, name):
     return x
 
 
+def _class_loss_operands(ctx, name, input, target, weight, size_average,
+                         reduce, reduction):
+    """(reduction, [N, C] scores, [N] labels) of a loss over classes."""
+    reduction = _reduction(ctx, name, reduction, size_average, reduce)
+    if weight is not None:
+        raise ctx.unsupported("%s with class weights" % name)
+    return reduction, _logits(ctx, input, name), _labels(ctx, target, name)
+
+
 @lowers(F.cross_entropy)
 def cross_entropy(ctx, input, target, weight=None, size_average=None,
                   ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
-    name = "F.cross_entropy"
-    reduction = _reduction(ctx, name, reduction, size_average, reduce)
-    if weight is not None:
-        raise ctx.unsupported("%s with class weights" % name)
-    logits = _logits(ctx, input, name)
-    labels = _labels(ctx, target, name)
+    reduction, logits, labels = _class_loss_operands(
+        ctx, "F.cross_entropy", input, target, weight, size_average, reduce,
+        reduction)
     if label_smoothing == 0:
         return ctx.ops.softmax_cross_entropy(logits, labels, reduction,
                                              ignore_index)
@@ -68,12 +74,9 @@ def cross_entropy(ctx, input, target, weight=None, size_average=None,
 @lowers(F.nll_loss)
 def nll_loss(ctx, input, target, weight=None, size_average=None,
              ignore_index=-100, reduce=None, reduction="mean"):
-    name = "F.nll_loss"
-    reduction = _reduction(ctx, name, reduction, size_average, reduce)
-    if weight is not None:
-        raise ctx.unsupported("%s with class weights" % name)
-    log_probs = _logits(ctx, input, name)
-    labels = _labels(ctx, target, name)
+    reduction, log_probs, labels = _class_loss_operands(
+        ctx, "F.nll_loss", input, target, weight, size_average, reduce,
+        reduction)
     rows, classes = log_probs.shape
     # The one-hot rows of the labels, looked up in an identity matrix (an
     # out-of-range label, ignore_index included, is rejected by the step).

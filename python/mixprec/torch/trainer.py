@@ -224,25 +224,19 @@ class Trainer:
         """Restores a checkpoint of save(); a bad file changes nothing."""
         self._trainer.load(path)
 
-    @property
-    def loss_scale(self):
-        return self._trainer.loss_scale
-
-    @property
-    def skipped(self):
-        return self._trainer.skipped
-
-    @property
-    def skipped_steps(self):
-        return self._trainer.skipped_steps
-
-    @property
-    def step_count(self):
-        return self._trainer.step_count
-
-    @property
-    def nonfinite_parameters(self):
-        return self._trainer.nonfinite_parameters
+    loss_scale = property(
+        lambda self: self._trainer.loss_scale,
+        doc="The scale the next step uses (1.0 without loss scaling).")
+    skipped = property(lambda self: self._trainer.skipped,
+                       doc="Whether the last step was skipped.")
+    skipped_steps = property(lambda self: self._trainer.skipped_steps,
+                             doc="How many steps were skipped so far.")
+    step_count = property(lambda self: self._trainer.step_count,
+                          doc="How many steps were taken (not skipped).")
+    nonfinite_parameters = property(
+        lambda self: self._trainer.nonfinite_parameters,
+        doc="The module's parameters whose gradients had an Inf or NaN in "
+        "the last step.")
 
 
 def _torch_dtype(code):
