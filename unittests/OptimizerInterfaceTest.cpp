@@ -52,6 +52,13 @@ static const std::vector<UpdateCase> &updateCases() {
        "mixprec.sgd_update",
        {"momentum_buffer"},
        "#mixprec.sgd<momentum = 0.9, nesterov = true, weight_decay = 0.01>"},
+      // Dampening: the update also takes the step count, which is not a
+      // moment.
+      {"#mixprec.sgd<momentum = 0.9, dampening = 0.5>",
+       true,
+       "mixprec.sgd_update",
+       {"momentum_buffer"},
+       "#mixprec.sgd<momentum = 0.9, dampening = 0.5>"},
       {"#mixprec.adam<beta1 = 0.8, weight_decay = 0.1>",
        true,
        "mixprec.adam_update",

@@ -74,6 +74,8 @@ SGD_CONFIGS = {
                                           "weight_decay": 0.05}),
 }
 SGD_LR = 0.1
+DAMPENED_CONFIGS = sorted(name for name, (_, _, hyper) in SGD_CONFIGS.items()
+                          if hyper.get("dampening"))
 
 
 def sgd_function(config):
@@ -86,7 +88,11 @@ def sgd_function(config):
                 float_literal(hyper.get("dampening", 0.0)),
                 "true" if hyper.get("nesterov") else "false",
                 float_literal(hyper.get("weight_decay", 0.0)))
-    if momentum:
+    if momentum and hyper.get("dampening"):
+        # Dampening takes the step count: the first step is undamped.
+        args, results = [t, t, LR_TYPE, f, STEP_TYPE], [t, f]
+        operands = "%a0, %a1, %a2, %a3 step %a4"
+    elif momentum:
         args, results = [t, t, LR_TYPE, f], [t, f]
         operands = "%a0, %a1, %a2, %a3"
     else:
@@ -131,8 +137,12 @@ def test_sgd_update(config):
     momentum = hyper.get("momentum", 0.0)
     buffer = random(shape, "f32", 3) if momentum else None
     inputs = [param, grad, scalar(SGD_LR, "f32")]
-    outputs = run(SGD, "sgd_" + config,
-                  inputs + ([buffer] if momentum else []))
+    if momentum:
+        inputs.append(buffer)
+    if hyper.get("dampening"):
+        # A step after the first, which `buffer` is the momentum of.
+        inputs.append(scalar(2, "i64"))
+    outputs = run(SGD, "sgd_" + config, inputs)
     lr = as_f32(SGD_LR)
     expected, expected_buffer = torch_sgd(param, grad, lr, buffer, hyper)
     assert outputs[0].dtype == TORCH_DTYPES[dtype]
@@ -160,6 +170,28 @@ def test_sgd_update_zero_buffer_is_first_step():
                                           hyper)
     assert_close(new_param, expected, "f32")
     assert_close(new_buffer, expected_buffer, "f32")
+
+
+@pytest.mark.parametrize("config", DAMPENED_CONFIGS)
+def test_sgd_update_first_step_with_dampening_sets_the_undamped_buffer(
+        config):
+    """PyTorch's first step sets buf = g', undamped: step count 1 ignores
+    the buffer it is given, which a damped zero buffer would not match."""
+    shape, dtype, hyper = SGD_CONFIGS[config]
+    param, grad = random(shape, dtype, 10), random(shape, dtype, 11)
+    buffer = random(shape, "f32", 12)
+    lr = as_f32(SGD_LR)
+    expected, expected_buffer = torch_sgd(param, grad, lr, None, hyper)
+    for given in (buffer, torch.zeros(shape)):
+        new_param, new_buffer = run(SGD, "sgd_" + config, [
+            param, grad, scalar(SGD_LR, "f32"), given, scalar(1, "i64")])
+        assert_close(new_param, expected, dtype)
+        assert_close(new_buffer, expected_buffer, "f32")
+    # Damping the first step into the zero buffer is a different update.
+    damped, damped_buffer = torch_sgd(param, grad, lr, torch.zeros(shape),
+                                      hyper)
+    assert_distinguishes([damped, damped_buffer], [expected, expected_buffer],
+                         [dtype, "f32"])
 
 
 # ---------------------------------------------------------------------------

@@ -170,6 +170,7 @@ struct SGDUpdateLowering : public OpRewritePattern<SGDUpdateOp> {
     // PyTorch's SGD, in f32:
     //   g'   = grad + weight_decay * param            (weight_decay != 0)
     //   buf' = momentum * buf + (1 - dampening) * g'  (with a buffer)
+    //          or g' on the first step (step == 1; given with dampening)
     //   step = nesterov ? g' + momentum * buf' : buf' (with a buffer; else g')
     //   param' = param - lr * step, rounded once to the param type.
     Location loc = op.getLoc();
@@ -179,6 +180,15 @@ struct SGDUpdateLowering : public OpRewritePattern<SGDUpdateOp> {
     double dampening = optimizer.getDampening().convertToDouble();
     bool nesterov = optimizer.getNesterov();
     Value lr = extractScalar(rewriter, loc, op.getLr());
+    // Without a step count, the zero buffer gives the first step already.
+    Value firstStep;
+    if (Value stepTensor = op.getStep()) {
+      Value step = extractScalar(rewriter, loc, stepTensor);
+      Value one =
+          arith::ConstantIntOp::create(rewriter, loc, step.getType(), 1);
+      firstStep = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        step, one);
+    }
 
     SmallVector<Value> inputs = {op.getParam(), op.getGrad()};
     SmallVector<Type> resultTypes = {op.getParamOut().getType()};
@@ -207,10 +217,12 @@ struct SGDUpdateLowering : public OpRewritePattern<SGDUpdateOp> {
               damped = arith::MulFOp::create(
                   b, nestedLoc, f32Constant(b, nestedLoc, 1.0 - dampening),
                   grad);
-            buffer = arith::AddFOp::create(
-                b, nestedLoc,
-                arith::MulFOp::create(b, nestedLoc, momentumValue, args[2]),
-                damped);
+            Value carried =
+                arith::MulFOp::create(b, nestedLoc, momentumValue, args[2]);
+            buffer = arith::AddFOp::create(b, nestedLoc, carried, damped);
+            if (firstStep)
+              buffer = arith::SelectOp::create(b, nestedLoc, firstStep, grad,
+                                               buffer);
             step = nesterov ? arith::AddFOp::create(
                                   b, nestedLoc, grad,
                                   arith::MulFOp::create(b, nestedLoc,

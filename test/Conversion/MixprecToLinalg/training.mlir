@@ -90,19 +90,44 @@ func.func @sgd_nesterov(%w: tensor<4x8xf32>, %g: tensor<4x8xf32>, %lr: tensor<f3
 
 // -----
 
-// Dampening scales the gradient into the buffer; the step is the buffer.
+// Dampening scales the gradient into the buffer, except on the first step
+// (step count 1), which sets the buffer to the undamped gradient, as
+// PyTorch does; the step is the buffer.
 // CHECK-LABEL: func.func @sgd_dampening(
-// CHECK:         ^bb0([[P:%.+]]: f32, [[GR:%.+]]: f32, [[B:%.+]]: f32, %{{.+}}: f32, %{{.+}}: f32):
+// CHECK-SAME:    [[STEPT:%[^:]+]]: tensor<i64>)
+// CHECK:         [[STEP:%.+]] = tensor.extract [[STEPT]][] : tensor<i64>
+// CHECK-NEXT:    [[ONE:%.+]] = arith.constant 1 : i64
+// CHECK-NEXT:    [[FIRST:%.+]] = arith.cmpi eq, [[STEP]], [[ONE]] : i64
+// CHECK:         linalg.generic
+// CHECK-NEXT:    ^bb0([[P:%.+]]: f32, [[GR:%.+]]: f32, [[B:%.+]]: f32, %{{.+}}: f32, %{{.+}}: f32):
 // CHECK-NEXT:      [[MOM:%.+]] = arith.constant 5.000000e-01 : f32
 // CHECK-NEXT:      [[DAMP:%.+]] = arith.constant 7.500000e-01 : f32
 // CHECK-NEXT:      [[DG:%.+]] = arith.mulf [[DAMP]], [[GR]] : f32
 // CHECK-NEXT:      [[MB:%.+]] = arith.mulf [[MOM]], [[B]] : f32
-// CHECK-NEXT:      [[NB:%.+]] = arith.addf [[MB]], [[DG]] : f32
+// CHECK-NEXT:      [[DB:%.+]] = arith.addf [[MB]], [[DG]] : f32
+// CHECK-NEXT:      [[NB:%.+]] = arith.select [[FIRST]], [[GR]], [[DB]] : f32
 // CHECK-NEXT:      [[UPD:%.+]] = arith.mulf %{{.+}}, [[NB]] : f32
 // CHECK-NEXT:      [[NP:%.+]] = arith.subf [[P]], [[UPD]] : f32
 // CHECK-NEXT:      linalg.yield [[NP]], [[NB]] : f32, f32
-func.func @sgd_dampening(%w: tensor<7xf32>, %g: tensor<7xf32>, %lr: tensor<f32>, %buf: tensor<7xf32>) -> (tensor<7xf32>, tensor<7xf32>) {
-  %w2, %b2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 5.0e-01, dampening = 2.5e-01>} : (tensor<7xf32>, tensor<7xf32>, tensor<f32>, tensor<7xf32>) -> (tensor<7xf32>, tensor<7xf32>)
+func.func @sgd_dampening(%w: tensor<7xf32>, %g: tensor<7xf32>, %lr: tensor<f32>, %buf: tensor<7xf32>, %step: tensor<i64>) -> (tensor<7xf32>, tensor<7xf32>) {
+  %w2, %b2 = mixprec.sgd_update %w, %g, %lr, %buf step %step {optimizer = #mixprec.sgd<momentum = 5.0e-01, dampening = 2.5e-01>} : (tensor<7xf32>, tensor<7xf32>, tensor<f32>, tensor<7xf32>, tensor<i64>) -> (tensor<7xf32>, tensor<7xf32>)
+  return %w2, %b2 : tensor<7xf32>, tensor<7xf32>
+}
+
+// -----
+
+// With weight decay, the first step's buffer is the decayed gradient g'.
+// CHECK-LABEL: func.func @sgd_dampening_weight_decay(
+// CHECK:         [[FIRST:%.+]] = arith.cmpi eq, {{%.+}}, {{%.+}} : i64
+// CHECK:         ^bb0([[P:%.+]]: f32, [[GR:%.+]]: f32, [[B:%.+]]: f32, %{{.+}}: f32, %{{.+}}: f32):
+// CHECK-NEXT:      [[WD:%.+]] = arith.constant 0.00999999977 : f32
+// CHECK-NEXT:      [[DECAY:%.+]] = arith.mulf [[WD]], [[P]] : f32
+// CHECK-NEXT:      [[GD:%.+]] = arith.addf [[GR]], [[DECAY]] : f32
+// CHECK:           [[DB:%.+]] = arith.addf {{%.+}}, {{%.+}} : f32
+// CHECK-NEXT:      [[NB:%.+]] = arith.select [[FIRST]], [[GD]], [[DB]] : f32
+// CHECK:           linalg.yield {{%.+}}, [[NB]] : f32, f32
+func.func @sgd_dampening_weight_decay(%w: tensor<7xf32>, %g: tensor<7xf32>, %lr: tensor<f32>, %buf: tensor<7xf32>, %step: tensor<i64>) -> (tensor<7xf32>, tensor<7xf32>) {
+  %w2, %b2 = mixprec.sgd_update %w, %g, %lr, %buf step %step {optimizer = #mixprec.sgd<momentum = 9.0e-01, dampening = 5.0e-01, weight_decay = 1.0e-02>} : (tensor<7xf32>, tensor<7xf32>, tensor<f32>, tensor<7xf32>, tensor<i64>) -> (tensor<7xf32>, tensor<7xf32>)
   return %w2, %b2 : tensor<7xf32>, tensor<7xf32>
 }
 

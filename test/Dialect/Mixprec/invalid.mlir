@@ -2048,6 +2048,41 @@ func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>) {
 // -----
 
 func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<128x64xf32>) {
+  // Dampening changes the first step, which only the step count tells.
+  // expected-error @+1 {{'mixprec.sgd_update' op a step count is given iff a momentum buffer is and dampening != 0 (the first step sets the buffer to the undamped gradient)}}
+  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0.9, dampening = 0.5>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<128x64xf32>, %step: tensor<i64>) {
+  // Without dampening the zero buffer gives the first step: no step count.
+  // expected-error @+1 {{'mixprec.sgd_update' op a step count is given iff a momentum buffer is and dampening != 0}}
+  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf step %step {optimizer = #mixprec.sgd<momentum = 0.9>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>, tensor<i64>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // Dampening without momentum keeps no buffer.
+  // expected-error @+1 {{'mixprec.sgd_update' op a step count is given iff a momentum buffer is and dampening != 0}}
+  %0 = mixprec.sgd_update %w, %g, %lr step %step {optimizer = #mixprec.sgd<dampening = 0.5>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<i64>) -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<128x64xf32>, %step: tensor<i32>) {
+  // expected-error @+1 {{'mixprec.sgd_update' op operand #4 must be 0-d tensor of 64-bit signless integer, but got 'tensor<i32>'}}
+  %0:2 = mixprec.sgd_update %w, %g, %lr, %buf step %step {optimizer = #mixprec.sgd<momentum = 0.9, dampening = 0.5>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>, tensor<i32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<128x64xf32>) {
   // expected-error @+1 {{'mixprec.sgd_update' op momentum_buffer_out type must match the buffer's}}
   %0:2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0.9>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<64x128xf32>)
   return

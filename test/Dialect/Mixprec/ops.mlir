@@ -838,19 +838,20 @@ func.func @loss_scale_update(%s: tensor<f32>, %t: tensor<i32>, %h: tensor<i32>, 
 }
 
 // CHECK-LABEL: func.func @sgd_update(
-// CHECK-SAME:    [[W:%[^:]+]]: tensor<128x64xf32>, [[G:%[^:]+]]: tensor<128x64xf32>, [[LR:%[^:]+]]: tensor<f32>, [[BUF:%[^:]+]]: tensor<128x64xf32>, [[WH:%[^:]+]]: tensor<8xf16>, [[GH:%[^:]+]]: tensor<8xf16>, [[BH:%[^:]+]]: tensor<8xf32>)
+// CHECK-SAME:    [[W:%[^:]+]]: tensor<128x64xf32>, [[G:%[^:]+]]: tensor<128x64xf32>, [[LR:%[^:]+]]: tensor<f32>, [[BUF:%[^:]+]]: tensor<128x64xf32>, [[WH:%[^:]+]]: tensor<8xf16>, [[GH:%[^:]+]]: tensor<8xf16>, [[BH:%[^:]+]]: tensor<8xf32>, [[STEP:%[^:]+]]: tensor<i64>)
 // CHECK-NEXT:    [[W0:%.+]] = mixprec.sgd_update [[W]], [[G]], [[LR]] {optimizer = #mixprec.sgd<>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
 // CHECK-NEXT:    [[W1:%.+]] = mixprec.sgd_update [[W0]], [[G]], [[LR]] {optimizer = #mixprec.sgd<weight_decay = 1.000000e-04>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
 // CHECK-NEXT:    [[W2:%[^,]+]], [[B2:%[^ ]+]] = mixprec.sgd_update [[W1]], [[G]], [[LR]], [[BUF]] {optimizer = #mixprec.sgd<momentum = 9.000000e-01>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
 // CHECK-NEXT:    [[W3:%[^,]+]], [[B3:%[^ ]+]] = mixprec.sgd_update [[W2]], [[G]], [[LR]], [[B2]] {optimizer = #mixprec.sgd<momentum = 9.000000e-01, nesterov = true, weight_decay = 5.000000e-04>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
-// CHECK-NEXT:    [[W4:%[^,]+]], [[B4:%[^ ]+]] = mixprec.sgd_update [[WH]], [[GH]], [[LR]], [[BH]] {optimizer = #mixprec.sgd<momentum = 5.000000e-01, dampening = 1.000000e-01>} : (tensor<8xf16>, tensor<8xf16>, tensor<f32>, tensor<8xf32>) -> (tensor<8xf16>, tensor<8xf32>)
+// CHECK-NEXT:    [[W4:%[^,]+]], [[B4:%[^ ]+]] = mixprec.sgd_update [[WH]], [[GH]], [[LR]], [[BH]] step [[STEP]] {optimizer = #mixprec.sgd<momentum = 5.000000e-01, dampening = 1.000000e-01>} : (tensor<8xf16>, tensor<8xf16>, tensor<f32>, tensor<8xf32>, tensor<i64>) -> (tensor<8xf16>, tensor<8xf32>)
 // CHECK-NEXT:    return [[W3]], [[B3]], [[W4]], [[B4]]
 
 // GENERIC-LABEL: sym_name = "sgd_update"
-// GENERIC: "mixprec.sgd_update"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{optimizer = #mixprec.sgd<>}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
-// GENERIC: "mixprec.sgd_update"(%{{.+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{optimizer = #mixprec.sgd<momentum = 9.000000e-01>}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+// GENERIC: "mixprec.sgd_update"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, optimizer = #mixprec.sgd<>}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
+// GENERIC: "mixprec.sgd_update"(%{{.+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>, optimizer = #mixprec.sgd<momentum = 9.000000e-01>}> : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+// GENERIC: "mixprec.sgd_update"(%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, optimizer = #mixprec.sgd<momentum = 5.000000e-01, dampening = 1.000000e-01>}> : (tensor<8xf16>, tensor<8xf16>, tensor<f32>, tensor<8xf32>, tensor<i64>) -> (tensor<8xf16>, tensor<8xf32>)
 func.func @sgd_update(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tensor<f32>, %buf: tensor<128x64xf32>,
-                      %wh: tensor<8xf16>, %gh: tensor<8xf16>, %bh: tensor<8xf32>)
+                      %wh: tensor<8xf16>, %gh: tensor<8xf16>, %bh: tensor<8xf32>, %step: tensor<i64>)
     -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<8xf16>, tensor<8xf32>) {
   // Without momentum buffer.
   %w0 = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>) -> tensor<128x64xf32>
@@ -859,8 +860,9 @@ func.func @sgd_update(%w: tensor<128x64xf32>, %g: tensor<128x64xf32>, %lr: tenso
   %w2, %b2 = mixprec.sgd_update %w1, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0.9>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
   // Hyper-parameters equal to their default (dampening = 0) are elided.
   %w3, %b3 = mixprec.sgd_update %w2, %g, %lr, %b2 {optimizer = #mixprec.sgd<momentum = 0.9, dampening = 0.0, nesterov = true, weight_decay = 5.0e-4>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
-  // A 16-bit parameter with its f32 momentum buffer.
-  %w4, %b4 = mixprec.sgd_update %wh, %gh, %lr, %bh {optimizer = #mixprec.sgd<dampening = 0.1, momentum = 0.5>} : (tensor<8xf16>, tensor<8xf16>, tensor<f32>, tensor<8xf32>) -> (tensor<8xf16>, tensor<8xf32>)
+  // A 16-bit parameter with its f32 momentum buffer; with dampening, the
+  // step count (the first step sets the buffer to the undamped gradient).
+  %w4, %b4 = mixprec.sgd_update %wh, %gh, %lr, %bh step %step {optimizer = #mixprec.sgd<dampening = 0.1, momentum = 0.5>} : (tensor<8xf16>, tensor<8xf16>, tensor<f32>, tensor<8xf32>, tensor<i64>) -> (tensor<8xf16>, tensor<8xf32>)
   return %w3, %b3, %w4, %b4 : tensor<128x64xf32>, tensor<128x64xf32>, tensor<8xf16>, tensor<8xf32>
 }
 

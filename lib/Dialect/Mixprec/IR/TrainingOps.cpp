@@ -200,6 +200,10 @@ LogicalResult SGDUpdateOp::verify() {
   if (bool(buffer) != bool(getMomentumBufferOut()))
     return emitOpError("momentum_buffer_out is returned iff a momentum buffer "
                        "is given");
+  if (bool(getStep()) != getOptimizer().needsStepCount())
+    return emitOpError("a step count is given iff a momentum buffer is and "
+                       "dampening != 0 (the first step sets the buffer to the "
+                       "undamped gradient)");
   if (!buffer)
     return success();
   if (getMomentumBufferOut().getType() != buffer.getType())
@@ -207,9 +211,7 @@ LogicalResult SGDUpdateOp::verify() {
   return verifyMomentShape(*this, getParam(), buffer, "momentum buffer");
 }
 
-OperandRange SGDUpdateOp::getMoments() {
-  return getOperation()->getOperands().drop_front(3);
-}
+OperandRange SGDUpdateOp::getMoments() { return getMomentumBufferMutable(); }
 
 ResultRange SGDUpdateOp::getMomentsOut() {
   return getOperation()->getResults().drop_front();
@@ -246,6 +248,11 @@ SmallVector<StringRef> SGDAttr::getMomentNames() const {
   return {};
 }
 
+bool SGDAttr::needsStepCount() const {
+  return getMomentum().convertToDouble() > 0.0 &&
+         getDampening().convertToDouble() != 0.0;
+}
+
 OptimizerUpdateOpInterface SGDAttr::buildUpdate(OpBuilder &builder,
                                                 Location loc, Value param,
                                                 Value grad, ValueRange moments,
@@ -256,8 +263,9 @@ OptimizerUpdateOpInterface SGDAttr::buildUpdate(OpBuilder &builder,
                    decayed ? getWeightDecay() : APFloat(0.0),
                    /*decay_norm_and_bias=*/false);
   Value buffer = moments.empty() ? Value() : moments.front();
+  Value step = needsStepCount() ? stepCount : Value();
   return SGDUpdateOp::create(builder, loc, updateResultTypes(param, moments),
-                             param, grad, lr, buffer, forParameter);
+                             param, grad, lr, buffer, step, forParameter);
 }
 
 /// Adam and AdamW keep the same moments and share one update op.

@@ -136,15 +136,20 @@ class Mixprec_OptimizerAttr<string name, string attrMnemonic,
   let genVerifyDecl = 1;
 }
 
-def Mixprec_SGDAttr : Mixprec_OptimizerAttr<"SGD", "sgd"> {
+def Mixprec_SGDAttr : Mixprec_OptimizerAttr<"SGD", "sgd", [], [{
+    /// Whether the update needs the step count: a momentum buffer with
+    /// dampening is set to the undamped gradient on the first step.
+    bool needsStepCount() const;
+  }]> {
   let summary = "SGD with optional momentum, Nesterov momentum and L2 decay";
   let description = [{
     PyTorch's `torch.optim.SGD`: `g += wd * w; b = momentum * b + (1 - dampening) * g;
-    w -= lr * (nesterov ? g + momentum * b : b)`. Weight decay skips
-    parameters of rank <= 1 (biases, norm scales) unless
-    `decay_norm_and_bias = true` or the parameter says otherwise. On
-    `mixprec.sgd_update`, `weight_decay` is that parameter's decay and
-    `decay_norm_and_bias` is false.
+    w -= lr * (nesterov ? g + momentum * b : b)`, except that the first
+    step sets `b = g`, undamped (under loss scaling, the first step not
+    skipped). Weight decay skips parameters of rank <= 1 (biases, norm
+    scales) unless `decay_norm_and_bias = true` or the parameter says
+    otherwise. On `mixprec.sgd_update`, `weight_decay` is that parameter's
+    decay and `decay_norm_and_bias` is false.
 
     ```mlir
     #mixprec.sgd<momentum = 0.9, nesterov = true, weight_decay = 5.0e-4>

@@ -155,32 +155,37 @@ class Mixprec_OptimizerUpdateOp<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def Mixprec_SGDUpdateOp : Mixprec_OptimizerUpdateOp<"sgd_update"> {
+def Mixprec_SGDUpdateOp : Mixprec_OptimizerUpdateOp<"sgd_update", [
+    AttrSizedOperandSegments]> {
   let summary = "one SGD step on one parameter";
   let description = [{
     PyTorch's SGD with the hyper-parameters of `optimizer`:
     `g' = grad + weight_decay * param`; with momentum
-    `buf = momentum * buf + (1 - dampening) * g'` and the step is
-    `g' + momentum * buf` (nesterov) or `buf`; `param - lr * step`. The
-    momentum buffer (f32, zero at the start) is given iff `momentum > 0`.
-    PyTorch's first step sets `buf = g'`, which is the same when
-    `dampening = 0`. `weight_decay` is this parameter's (the train step
-    gives 0 to the parameters it does not decay), so
+    `buf = momentum * buf + (1 - dampening) * g'`, except on the first step,
+    where `buf = g'` (undamped), and the step is `g' + momentum * buf`
+    (nesterov) or `buf`; `param - lr * step`. The momentum buffer (f32, zero
+    at the start) is given iff `momentum > 0`. `step` is the optimizer step
+    count after this step (>= 1; the first step is 1), given iff there is a
+    momentum buffer and `dampening != 0`: with `dampening = 0` the zero
+    buffer gives the first step already. `weight_decay` is this parameter's
+    (the train step gives 0 to the parameters it does not decay), so
     `decay_norm_and_bias` must be false.
 
     ```mlir
     %w2, %b2 = mixprec.sgd_update %w, %g, %lr, %buf {optimizer = #mixprec.sgd<momentum = 0.9>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
+    %w3, %b3 = mixprec.sgd_update %w, %g, %lr, %buf step %count {optimizer = #mixprec.sgd<momentum = 0.9, dampening = 0.5>} : (tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>, tensor<128x64xf32>, tensor<i64>) -> (tensor<128x64xf32>, tensor<128x64xf32>)
     ```
   }];
   let arguments = (ins Mixprec_FloatTensor:$param, Mixprec_FloatTensor:$grad,
                        Mixprec_F32Scalar:$lr,
                        Optional<Mixprec_F32Tensor>:$momentum_buffer,
+                       Optional<Mixprec_I64Scalar>:$step,
                        Mixprec_SGDAttr:$optimizer);
   let results = (outs Mixprec_FloatTensor:$param_out,
                       Optional<Mixprec_F32Tensor>:$momentum_buffer_out);
   let assemblyFormat = [{
-    $param `,` $grad `,` $lr (`,` $momentum_buffer^)? attr-dict `:`
-    functional-type(operands, results)
+    $param `,` $grad `,` $lr (`,` $momentum_buffer^)? (`step` $step^)?
+    attr-dict `:` functional-type(operands, results)
   }];
 }
 
