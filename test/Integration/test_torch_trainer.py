@@ -143,11 +143,14 @@ def test_step_lr_schedule_is_read_at_each_step(schedule_after_compile):
     lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=1e-2),
     lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.8, nesterov=True,
                               weight_decay=1e-3),
+    lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.5,
+                              weight_decay=1e-3),
     lambda p: torch.optim.Adam(p, lr=0.01, betas=(0.8, 0.99), eps=1e-6,
                                weight_decay=1e-2),
     lambda p: torch.optim.AdamW(p, lr=0.01, betas=(0.85, 0.995), eps=1e-7,
                                 weight_decay=0.05),
-], ids=["sgd", "sgd-momentum-decay", "sgd-nesterov", "adam", "adamw"])
+], ids=["sgd", "sgd-momentum-decay", "sgd-nesterov", "sgd-dampening", "adam",
+        "adamw"])
 def test_optimizer_matches_pytorch(make_optimizer):
     train_side_by_side(mlp, lambda m: make_optimizer(m.parameters()), 10)
 
@@ -219,8 +222,9 @@ def test_amsgrad_is_refused():
 
 @pytest.mark.parametrize("make_optimizer", [
     lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
+    lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.5),
     lambda p: torch.optim.Adam(p, lr=0.01),
-], ids=["sgd-momentum", "adam"])
+], ids=["sgd-momentum", "sgd-dampening", "adam"])
 def test_continues_from_the_optimizers_state(make_optimizer):
     model = batch_norm_net()
     optimizer = make_optimizer(model.parameters())
