@@ -99,3 +99,18 @@ def library(text, options, compiler, build):
     finally:
         shutil.rmtree(work)
     return path
+
+
+def source(text, options, compiler):
+    """The path of `text` kept beside its library (`<key>.mlir`): the
+    library's diagnostics and run-time errors name this file, which stays
+    as long as the library does."""
+    root = directory()
+    path = root / (key(text, options, compiler) + ".mlir")
+    if not path.exists():
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=root, prefix=".source-",
+                                         delete=False) as f:
+            f.write(text)
+        os.replace(f.name, path)
+    return path

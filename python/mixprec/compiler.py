@@ -70,8 +70,15 @@ def compile_file(path, output=None, options=()):
 
 def compile_source(text, output=None, options=()):
     """Compiles MLIR text to a shared library and loads it; `output` and
-    `options` as for compile_file."""
+    `options` as for compile_file. Without `output` the text is kept in
+    the cache as `<key>.mlir`, the file the library's errors name."""
     options = _option_list(options)
+    if output is None:
+        # Kept in the cache beside the library, so that the diagnostics
+        # and errors that name it point at a file that exists.
+        path = cache.source(text.encode(), options,
+                            tool_path("mixprec-compile"))
+        return compile_file(path, None, options)
     with tempfile.NamedTemporaryFile("w", prefix="mixprec-", suffix=".mlir",
                                      delete=False) as f:
         f.write(text)
