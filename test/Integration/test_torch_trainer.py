@@ -521,3 +521,65 @@ def test_sequence_first_transformer_forward_runs_on_the_compiled_shape():
                                atol=1e-5)
     with pytest.raises(ValueError, match="mixes the rows of dim 0"):
         trainer.forward(tokens[:4])
+
+
+class KeywordNet(nn.Module):
+    """A forward with keyword and non-tensor arguments, returning a dict;
+    trained with a frozen batch norm (eval mode), dropout off and a bias
+    without requires_grad."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(FEATURES)
+        self.drop = nn.Dropout(0.5)
+        self.fc = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x, scale=1.0, shift=None):
+        h = self.drop(self.bn(x))
+        out = self.fc(h) * scale
+        if shift is not None:
+            out = out + shift
+        return {"logits": out, "features": h}
+
+
+def keyword_loss(model, x, y, shift):
+    return F.cross_entropy(model(x, scale=2.0, shift=shift)["logits"], y)
+
+
+def test_forward_as_the_loss_calls_it_and_modes_and_frozen_parameters():
+    torch.manual_seed(0)
+    model = KeywordNet()
+    model.bn.eval()  # frozen statistics, as when fine-tuning
+    model.drop.eval()
+    model.fc.bias.requires_grad_(False)
+    reference = copy.deepcopy(model)
+    generator = torch.Generator().manual_seed(3)
+    data = [(torch.randn(ROWS, FEATURES, generator=generator),
+             torch.randint(0, CLASSES, (ROWS,), generator=generator),
+             torch.randn(ROWS, CLASSES, generator=generator))
+            for _ in range(4)]
+    trainer = mpt.compile(model, keyword_loss, example_batch=data[0],
+                          optimizer=torch.optim.AdamW(model.parameters(),
+                                                      lr=0.01,
+                                                      weight_decay=0.1))
+    optimizer = torch.optim.AdamW(reference.parameters(), lr=0.01,
+                                  weight_decay=0.1)
+    for batch in data:
+        optimizer.zero_grad()
+        expected = keyword_loss(reference, *batch)
+        expected.backward()
+        optimizer.step()
+        assert trainer.step(*batch) == pytest.approx(expected.item(),
+                                                     rel=1e-4)
+    state = trainer.state_dict()
+    assert_state_close(state, reference.state_dict())
+    assert torch.equal(state["fc.bias"], model.fc.bias.detach())
+    assert torch.equal(state["bn.running_mean"], model.bn.running_mean)
+    x, _, shift = data[0]
+    out = trainer.forward(x, shift)  # the tensors the loss passes, in order
+    with torch.no_grad():
+        expected = reference.eval()(x, scale=2.0, shift=shift)
+    assert sorted(out) == ["features", "logits"]
+    for key in out:
+        torch.testing.assert_close(out[key], expected[key], rtol=1e-5,
+                                   atol=1e-6)

@@ -13,7 +13,7 @@ from .emitter import MLIR_TYPES, symbol, tensor_type
 from .errors import UnsupportedError
 from .lowering import Lowering, StateTable
 from .optimizers import STEP, Translation
-from .tracing import returned_line, trace_forward, trace_loss
+from .tracing import returned_line, trace_loss
 
 
 @dataclass
@@ -30,6 +30,7 @@ class ImportedModel:
     # run on any number of them (not so for a sequence-first transformer or
     # a statistic over the batch).
     forward_rows_independent: bool = False
+    forward_output_keys: list = None  # a forward that returns a dict
 
 
 def _check_module(model):
@@ -44,24 +45,65 @@ def _check_module(model):
                 "master weights and chooses 16-bit copies itself)")
 
 
-def _model_inputs(model, loss_fn, batch):
-    """The tensors `loss_fn` passes to the model's forward, from one eager
-    call on a copy (None when it does not call the model itself)."""
-    seen = []
+class ModelCall:
+    """How `loss_fn` called the model: its arguments with each tensor
+    replaced by a slot, so that the forward can be traced and run on other
+    tensors of those types, called exactly as the loss function calls it
+    (keyword arguments and non-tensor arguments included)."""
 
-    def hook(module, args):
-        if not seen:
-            seen.append(args)
+    def __init__(self, args, kwargs):
+        self.tensors = [a.detach().clone() for a in list(args) +
+                        list(kwargs.values()) if isinstance(a, torch.Tensor)]
+        slot = iter(range(len(self.tensors)))
+        self._args = [_Slot(next(slot)) if isinstance(a, torch.Tensor) else a
+                      for a in args]
+        self._kwargs = {k: _Slot(next(slot)) if isinstance(v, torch.Tensor)
+                        else v for k, v in kwargs.items()}
 
-    handle = model.register_forward_pre_hook(hook)
+    def __call__(self, model, *tensors):
+        def fill(value):
+            return tensors[value.index] if isinstance(value, _Slot) else value
+        return model(*[fill(a) for a in self._args],
+                     **{k: fill(v) for k, v in self._kwargs.items()})
+
+
+class _Slot:
+    def __init__(self, index):
+        self.index = index
+
+
+def _record_call(model, loss_fn, batch):
+    """The first call of the model's forward by `loss_fn` (None when it
+    does not call the model itself)."""
+    calls = []
+    original = model.forward
+
+    def recording(*args, **kwargs):
+        if not calls:
+            calls.append(ModelCall(args, kwargs))
+        return original(*args, **kwargs)
+
+    model.forward = recording  # the instance's forward, called by __call__
     try:
         with torch.no_grad():
             loss_fn(model, *batch)
     finally:
-        handle.remove()
-    if not seen or not all(isinstance(a, torch.Tensor) for a in seen[0]):
-        return None
-    return [a.detach().clone() for a in seen[0]]
+        del model.forward
+    return calls[0] if calls else None
+
+
+def _copy(model):
+    try:
+        return copy.deepcopy(model)
+    except Exception as error:  # e.g. weight_norm's non-leaf attributes
+        raise UnsupportedError(
+            "a model that copy.deepcopy cannot copy (%s)" %
+            type(error).__name__, reason=str(error).splitlines()[0]) from None
+
+
+def _output_keys(outputs):
+    """The keys of a forward that returns a dict (None otherwise)."""
+    return list(outputs) if isinstance(outputs, dict) else None
 
 
 def _flat(outputs):
@@ -69,23 +111,26 @@ def _flat(outputs):
         return [outputs]
     if isinstance(outputs, (tuple, list)):
         return [t for item in outputs for t in _flat(item)]
+    if isinstance(outputs, dict):
+        return [t for item in outputs.values() for t in _flat(item)]
     return [outputs]
 
 
-def _rows_independent(model, inputs):
-    """Whether the eval-mode forward of `model` on `inputs` equals its
-    forward on the first half of their rows joined with its forward on the
-    rest: then dim 0 holds independent rows."""
+def _rows_independent(model, call):
+    """Whether the eval-mode forward of `model` on the call's tensors
+    equals its forward on the first half of their rows joined with its
+    forward on the rest: then dim 0 holds independent rows."""
+    inputs = call.tensors
     rows = inputs[0].shape[0] if inputs and inputs[0].dim() else 0
     if rows < 2 or any(t.dim() == 0 or t.shape[0] != rows for t in inputs):
         return False
     half = rows // 2
-    evaluated = copy.deepcopy(model).eval()
+    evaluated = _copy(model).eval()
     try:
         with torch.no_grad():
-            whole = _flat(evaluated(*inputs))
-            first = _flat(evaluated(*[t[:half] for t in inputs]))
-            rest = _flat(evaluated(*[t[half:] for t in inputs]))
+            whole = _flat(call(evaluated, *inputs))
+            first = _flat(call(evaluated, *[t[:half] for t in inputs]))
+            rest = _flat(call(evaluated, *[t[half:] for t in inputs]))
     except Exception:  # a forward that only takes its own batch size
         return False
     if not all(isinstance(t, torch.Tensor) for t in whole + first + rest):
@@ -112,7 +157,9 @@ def import_model(model, loss_fn, example_batch, optimizer):
                 "batch tensor %d of dtype %s" % (index, tensor.dtype),
                 reason="the model takes float32, float16, bfloat16, int32, "
                 "int64 or bool tensors")
-    work = copy.deepcopy(model).train()
+    # Each module in the mode the user left it in, as PyTorch would train
+    # it (a frozen batch norm stays in eval mode).
+    work = _copy(model)
     names = {id(p): n for n, p in model.named_parameters()}
     translation = Translation(optimizer, names)
 
@@ -127,17 +174,20 @@ def import_model(model, loss_fn, example_batch, optimizer):
             reason="loss_fn(model, *batch) must return one scalar tensor")
     functions_text = loss.writer.text(results)
 
-    forward_inputs = _model_inputs(copy.deepcopy(model).train(), loss_fn,
-                                   batch)
+    call = _record_call(_copy(model), loss_fn, batch)
     forward_reads = {}
-    if forward_inputs is not None:
-        evaluated = copy.deepcopy(model).eval()
-        forward_root, forward_graph = trace_forward(evaluated)
+    output_keys = None
+    if call is not None:
+        evaluated = _copy(model).eval()
+        forward_root, forward_graph = trace_loss(evaluated, call,
+                                                 len(call.tensors))
         forward = Lowering(forward_root, forward_graph, "forward",
                            StateTable(evaluated), training=False)
-        outputs = forward.run(forward_inputs)
+        outputs = forward.run(call.tensors)
         functions_text += forward.writer.text(outputs)
         forward_reads = forward.writer.reads
+        with torch.no_grad():
+            output_keys = _output_keys(call(evaluated, *call.tensors))
 
     trained = set(translation.trained)
     state = dict(loss_table.parameters, **loss_table.buffers)
@@ -164,7 +214,6 @@ def import_model(model, loss_fn, example_batch, optimizer):
     return ImportedModel(
         text, parameters, buffers, translation,
         [(t.dtype, tuple(t.shape)) for t in batch],
-        None if forward_inputs is None else
-        [(t.dtype, tuple(t.shape)) for t in forward_inputs],
-        forward_inputs is not None and _rows_independent(model,
-                                                         forward_inputs))
+        None if call is None else
+        [(t.dtype, tuple(t.shape)) for t in call.tensors],
+        call is not None and _rows_independent(model, call), output_keys)

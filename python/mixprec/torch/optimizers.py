@@ -22,7 +22,10 @@ def _groups(optimizer, names):
             name = names.get(id(parameter))
             if name is None:
                 raise UnsupportedError(
-                    "an optimizer parameter that is not in the model")
+                    "an optimizer parameter that is not in the model (group "
+                    "%d, shape %s)" % (len(result), list(parameter.shape)),
+                    reason="build the optimizer on the parameters of the "
+                    "model given to mpt.compile, not of a copy")
             group_names.append(name)
         result.append((group, group_names))
     return result
@@ -59,8 +62,12 @@ class Translation:
     def __init__(self, optimizer, names):
         self.optimizer = optimizer
         groups = _groups(optimizer, names)
+        # A parameter without requires_grad gets no gradient, so PyTorch's
+        # optimizer skips it: here it is a buffer.
+        frozen = {names[id(p)] for group in optimizer.param_groups
+                  for p in group["params"] if not p.requires_grad}
         self.trained = [name for _, group_names in groups
-                        for name in group_names]
+                        for name in group_names if name not in frozen]
         kind = type(optimizer)
         if kind is torch.optim.SGD:
             what = "torch.optim.SGD"

@@ -169,6 +169,9 @@ class Trainer:
         specs = self.library.function("forward").outputs
         results = [_to_torch(o, _torch_dtype(s.dtype))
                    for o, s in zip(outputs, specs)]
+        keys = self._imported.forward_output_keys
+        if keys is not None:
+            return dict(zip(keys, results))
         return results[0] if len(results) == 1 else tuple(results)
 
     def state_dict(self):
