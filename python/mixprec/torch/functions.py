@@ -6,7 +6,7 @@ import operator
 import torch
 import torch.nn.functional as F
 
-from .emitter import Value
+from .emitter import MLIR_TYPES, Value
 from .lowering import Unavailable
 from .registry import lowers
 
@@ -29,14 +29,14 @@ def _axis(dim, rank):
 
 
 # Arithmetic.
-@lowers(operator.add, torch.add, "add")
+@lowers(operator.add, operator.iadd, torch.add, "add")
 def add(ctx, input, other, alpha=1):
     if alpha != 1:
         other = mul(ctx, other, alpha)
     return ctx.ops.binary("add", *_operands(ctx, input, other))
 
 
-@lowers(operator.sub, torch.sub, "sub")
+@lowers(operator.sub, operator.isub, torch.sub, "sub")
 def sub(ctx, input, other, alpha=1):
     if alpha != 1:
         other = mul(ctx, other, alpha)
@@ -48,12 +48,13 @@ def rsub(ctx, input, other, alpha=1):
     return sub(ctx, other, mul(ctx, input, alpha) if alpha != 1 else input)
 
 
-@lowers(operator.mul, torch.mul, "mul")
+@lowers(operator.mul, operator.imul, torch.mul, "mul")
 def mul(ctx, input, other):
     return ctx.ops.binary("mul", *_operands(ctx, input, other))
 
 
-@lowers(operator.truediv, torch.div, torch.true_divide, "div", "true_divide")
+@lowers(operator.truediv, operator.itruediv, torch.div, torch.true_divide,
+        "div", "true_divide")
 def div(ctx, input, other, rounding_mode=None):
     if rounding_mode is not None:
         raise ctx.unsupported("division with rounding_mode=%r" % rounding_mode)
@@ -67,7 +68,8 @@ def neg(ctx, input):
 
 @lowers(operator.pow, torch.pow, "pow")
 def power(ctx, input, exponent):
-    if isinstance(input, Value) and exponent == 2:
+    if (isinstance(input, Value) and isinstance(exponent, (int, float))
+            and exponent == 2):
         return ctx.ops.binary("mul", input, input)  # exact, as PyTorch's
     return ctx.ops.binary("pow", *_operands(ctx, input, exponent))
 
@@ -139,16 +141,17 @@ def clamp_max(ctx, input, max):
 
 # Reductions.
 def _dims(dim, rank):
-    if dim is None:
+    # PyTorch 1.13 reduces every dim for dim=[] as for dim=None.
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         return list(range(rank))
     dims = [dim] if isinstance(dim, int) else list(dim)
     return [_axis(d, rank) for d in dims]
 
 
 def _reduce(ctx, name, input, dim, keepdim, dtype):
-    if dtype is not None:
-        raise ctx.unsupported("a reduction with dtype=%s" % dtype)
     x = float_operand(ctx, input)
+    if dtype is not None and MLIR_TYPES.get(dtype) != x.dtype:
+        raise ctx.unsupported("a reduction with dtype=%s" % dtype)
     return ctx.ops.reduce(name, x, _dims(dim, len(x.shape)), keepdim)
 
 
@@ -196,8 +199,14 @@ def max_or_maximum(ctx, input, dim=None, keepdim=False):
 def min_or_minimum(ctx, input, dim=None, keepdim=False):
     if isinstance(dim, (Value, torch.Tensor)):
         return minimum(ctx, input, dim)
-    raise ctx.unsupported("torch.min over a dim",
-                          "use -torch.amax(-x, dim)")
+    # min(x) = -max(-x), exactly.
+    negated = neg(ctx, input)
+    values = neg(ctx, _reduce(ctx, "reduce_max", negated, dim, keepdim,
+                              None))
+    if dim is None:
+        return values
+    return _ValuesAndIndices((values, Unavailable(
+        "the indices of torch.min (argmin)")))
 
 
 @lowers(getattr)
@@ -209,23 +218,35 @@ def get_attribute(ctx, obj, name):
     raise ctx.unsupported("the attribute '%s'" % name)
 
 
-# Normalization.
-@lowers(F.softmax, torch.softmax, "softmax")
-def softmax(ctx, input, dim=None, _stacklevel=3, dtype=None):
+# Normalization. F.softmax's third parameter is _stacklevel, torch.softmax's
+# and Tensor.softmax's is dtype.
+@lowers(F.softmax)
+def functional_softmax(ctx, input, dim=None, _stacklevel=3, dtype=None):
     return _softmax(ctx, "softmax", input, dim, dtype)
 
 
-@lowers(F.log_softmax, torch.log_softmax, "log_softmax")
-def log_softmax(ctx, input, dim=None, _stacklevel=3, dtype=None):
+@lowers(torch.softmax, "softmax")
+def softmax(ctx, input, dim, dtype=None):
+    return _softmax(ctx, "softmax", input, dim, dtype)
+
+
+@lowers(F.log_softmax)
+def functional_log_softmax(ctx, input, dim=None, _stacklevel=3, dtype=None):
+    return _softmax(ctx, "log_softmax", input, dim, dtype)
+
+
+@lowers(torch.log_softmax, "log_softmax")
+def log_softmax(ctx, input, dim, dtype=None):
     return _softmax(ctx, "log_softmax", input, dim, dtype)
 
 
 def _softmax(ctx, name, input, dim, dtype):
     if dim is None:
         raise ctx.unsupported("%s without dim" % name)
-    if dtype is not None:
-        raise ctx.unsupported("%s with dtype=%s" % (name, dtype))
     x = float_operand(ctx, input)
+    if dtype is not None and MLIR_TYPES.get(dtype) != x.dtype:
+        raise ctx.unsupported("%s with dtype=%s" % (name, dtype),
+                              "convert the input instead (x.float())")
     return ctx.ops.softmax(name, x, _axis(dim, len(x.shape)))
 
 
@@ -248,6 +269,8 @@ def dropout(ctx, input, p=0.5, training=True, inplace=False):
     x = float_operand(ctx, input)
     if not (training and ctx.training) or p == 0:
         return x
+    if p == 1:  # PyTorch's x * 0: zeros (NaN where x is not finite)
+        return ctx.ops.binary("mul", x, ctx.value(0.0, x))
     return ctx.ops.dropout(x, ctx.rng(), p, ctx.dropout_stream())
 
 
@@ -325,10 +348,8 @@ def t(ctx, input):
 @lowers("float", "type_as", "to")
 def convert(ctx, input, *args, **kwargs):
     x = ctx.value(input)
-    dtype = {torch.float32: "f32", torch.float16: "f16",
-             torch.bfloat16: "bf16", torch.int32: "i32",
-             torch.int64: "i64"}.get(ctx.example.dtype)
-    if dtype is None:
+    dtype = MLIR_TYPES.get(ctx.example.dtype)
+    if dtype is None or dtype == "i1":
         raise ctx.unsupported("a conversion to %s" % ctx.example.dtype)
     return ctx.ops.cast(x, dtype)
 
@@ -349,11 +370,27 @@ def stack(ctx, tensors, dim=0):
     return ctx.ops.concat(expanded, axis, ctx.shape())
 
 
-@lowers("chunk", torch.chunk, "split", torch.split, "unbind", torch.unbind)
-def split(ctx, input, *args, dim=0, **kwargs):
+@lowers("chunk", torch.chunk)
+def chunk(ctx, input, chunks, dim=0):
+    return _pieces(ctx, input, dim)
+
+
+@lowers("split", torch.split)
+def split(ctx, input, split_size_or_sections=None, dim=0, split_size=None):
+    # Tensor.split names its sizes split_size, torch.split
+    # split_size_or_sections; the example results give the pieces' sizes.
+    return _pieces(ctx, input, dim)
+
+
+@lowers("unbind", torch.unbind)
+def unbind(ctx, input, dim=0):
+    return _pieces(ctx, input, dim)
+
+
+def _pieces(ctx, input, dim):
+    """The results of chunk, split or unbind along `dim`, shaped as the
+    example's."""
     x = ctx.value(input)
-    if len(args) > 1:
-        dim = args[1]
     axis = _axis(dim, len(x.shape))
     pieces, offset = [], 0
     for example in ctx.example:

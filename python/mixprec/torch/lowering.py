@@ -116,19 +116,16 @@ class Context:
 class Lowering:
     """One fx graph to one function. `training` selects train-mode
     semantics (dropout, batch statistics); state reads and buffer updates
-    go through `state_table`, and the parameters and buffers the function
-    uses are collected in `used`."""
+    go through `state_table` (the writer lists the state it reads)."""
 
-    def __init__(self, root, graph, name, state_table, training,
-                 name_prefix=""):
+    def __init__(self, root, graph, name, state_table, training):
         self.root = root
         self.graph = graph
         self.writer = FunctionWriter(name)
         self.ops = Ops(self.writer)
         self.state_table = state_table
         self.training = training
-        self.prefix = name_prefix  # the user's module's path in `root`
-        self.updated_buffers = []
+        self.updated_buffers = set()
         self._rng = None
         self._streams = 0
 
@@ -155,8 +152,15 @@ class Lowering:
 
     def update_buffer(self, tensor, value, context):
         name = self.state_table.name_of(tensor)
+        if name in self.updated_buffers:
+            # PyTorch updates the statistics once per call; the step
+            # assigns a buffer once.
+            raise context.unsupported(
+                "a batch-norm module called twice in one step",
+                "its running statistics would be updated twice (call it "
+                "once, on the batches joined with torch.cat)")
         self.ops.assign(name, value)
-        self.updated_buffers.append(name)
+        self.updated_buffers.add(name)
 
     def run(self, example_inputs):
         """Lowers the graph on `example_inputs`; returns the function's
@@ -191,7 +195,7 @@ class Lowering:
                         "%s with these arguments" % self._name(node),
                         "PyTorch raises %s: %s" % (type(error).__name__,
                                                    error)) from None
-                env[node] = self._lower(node, env, examples[node])
+                env[node] = self._lower(node, env, examples[node], examples)
         raise AssertionError("an fx graph ends with its output node")
 
     def _outputs(self, node, env):
@@ -211,14 +215,22 @@ class Lowering:
     def _evaluate(self, node, examples):
         args = fx.node.map_arg(node.args, examples.get)
         kwargs = fx.node.map_arg(node.kwargs, examples.get)
+        if node.op == "call_module":
+            # With gradients on, as in training: under no_grad PyTorch
+            # 1.13 takes nn.MultiheadAttention's fast path, which fails on
+            # some configurations (bias=False).
+            with torch.enable_grad():
+                result = self.root.get_submodule(node.target)(*args,
+                                                              **kwargs)
+            return fx.node.map_aggregate(result, _detached)
         with torch.no_grad():
-            if node.op == "call_module":
-                return self.root.get_submodule(node.target)(*args, **kwargs)
             if node.op == "call_method":
                 return getattr(args[0], node.target)(*args[1:], **kwargs)
-            return node.target(*args, **kwargs)
+            # x += y runs as x + y: the examples are not overwritten.
+            target = _OUT_OF_PLACE.get(node.target, node.target)
+            return target(*args, **kwargs)
 
-    def _lower(self, node, env, example):
+    def _lower(self, node, env, example, examples):
         args = fx.node.map_arg(node.args, env.get)
         kwargs = fx.node.map_arg(node.kwargs, env.get)
         symbolic = _any_value((args, kwargs))
@@ -229,7 +241,7 @@ class Lowering:
                 raise context.unsupported(
                     "%s on %s" % (name, env[input_node].what),
                     env[input_node].reason)
-        self._check_inplace(node, context, name)
+        self._check_inplace(node, context, name, examples)
         if node.op == "call_module":
             module = self.root.get_submodule(node.target)
             lowering = module_lowering(module)
@@ -267,27 +279,49 @@ class Lowering:
             return "Tensor.%s" % node.target
         return registry.function_name(node.target)
 
-    def _check_inplace(self, node, context, name):
-        """An activation or dropout with inplace=True overwrites its input:
-        refused when the input is read again afterwards, as the lowering
-        computes out of place."""
+    def _check_inplace(self, node, context, name, examples):
+        """An activation or dropout with inplace=True, and x += y, overwrite
+        x: refused when x, or a tensor x is a view of (or another view of
+        it), is read again afterwards, as the lowering computes out of
+        place."""
+        operator_form = node.op == "call_function" and \
+            node.target in _OUT_OF_PLACE
         if node.op == "call_module":
             inplace = getattr(self.root.get_submodule(node.target),
                               "inplace", False)
         elif node.op == "call_function":
-            inplace = _argument(node, "inplace")
+            inplace = operator_form or _argument(node, "inplace")
         else:
             return
         source = node.args[0] if node.args else None
-        if inplace is not True or not isinstance(source, fx.Node):
-            return
+        if inplace is not True or not isinstance(source, fx.Node) or \
+                not isinstance(examples.get(source), torch.Tensor):
+            return  # x += 1 on a number (a shape) rebinds x
+        if operator_form:
+            state = _state_viewed(source)
+            if state is not None:
+                tensor = _fetch(self.root, state.target)
+                raise context.unsupported(
+                    "%s on the model's tensor '%s'" % (
+                        name, self.state_table.name_of(tensor) or
+                        state.target), "the module's state is updated only "
+                    "by the optimizer and batch norm")
+            aliases = _aliases(source)
+        else:
+            aliases = [source]
         position = {n: i for i, n in enumerate(node.graph.nodes)}
-        later = [user for user in source.users
+        later = [user for alias in aliases for user in alias.users
                  if position[user] > position[node]]
-        if later:
+        if not later:
+            return
+        if operator_form:
             raise context.unsupported(
-                "%s with inplace=True on a tensor read again afterwards" %
-                name, "PyTorch overwrites the input; use inplace=False")
+                "%s on a tensor read again afterwards (or a view of one)" %
+                name, "PyTorch updates it in place; write x = x %s y" %
+                name.split()[-1][:-1])
+        raise context.unsupported(
+            "%s with inplace=True on a tensor read again afterwards" %
+            name, "PyTorch overwrites the input; use inplace=False")
 
     def _check_folding(self, node, context, name, symbolic):
         """Refuses what folding would get wrong: random numbers (drawn once
@@ -321,10 +355,23 @@ class Lowering:
                                       str(error)) from None
 
 
+# The in-place operators the tracer records (x += y), computed out of place.
+_OUT_OF_PLACE = {operator.iadd: operator.add, operator.isub: operator.sub,
+                 operator.imul: operator.mul,
+                 operator.itruediv: operator.truediv}
+
 # Methods whose result shares the storage of their first argument.
 _VIEWS = {"view", "view_as", "reshape", "flatten", "unflatten", "squeeze",
           "unsqueeze", "transpose", "t", "permute", "expand", "expand_as",
-          "narrow", "select", "detach", "contiguous"}
+          "narrow", "select", "detach", "contiguous", "split", "chunk",
+          "unbind", "swapaxes", "movedim"}
+# Functions whose result shares the storage of their first argument: x[...]
+# and x.data, and torch's forms of the methods above.
+_VIEW_FUNCTIONS = {operator.getitem, getattr, torch.reshape, torch.flatten,
+                   torch.squeeze, torch.unsqueeze, torch.transpose, torch.t,
+                   torch.permute, torch.narrow, torch.select, torch.detach,
+                   torch.split, torch.chunk, torch.unbind, torch.swapaxes,
+                   torch.movedim}
 
 
 def _argument(node, name):
@@ -342,14 +389,35 @@ def _state_viewed(node):
     while isinstance(node, fx.Node):
         if node.op == "get_attr":
             return node
-        if node.op == "call_method" and node.target in _VIEWS:
-            node = node.args[0]
-        elif node.op == "call_function" and node.target in (
-                operator.getitem, getattr):
-            node = node.args[0]  # x[...] and x.data
-        else:
+        if not _is_view(node):
             return None
+        node = node.args[0]
     return None
+
+
+def _is_view(node):
+    return bool(node.args) and (
+        (node.op == "call_method" and node.target in _VIEWS) or
+        (node.op == "call_function" and node.target in _VIEW_FUNCTIONS))
+
+
+def _aliases(node):
+    """`node` and the nodes that share its storage: the tensor it is a view
+    of and every view of that tensor."""
+    base = node
+    while _is_view(base) and isinstance(base.args[0], fx.Node):
+        base = base.args[0]
+    aliases, pending = [], [base]
+    while pending:
+        alias = pending.pop()
+        aliases.append(alias)
+        pending.extend(user for user in alias.users if _is_view(user) and
+                       user.args[0] is alias)
+    return aliases
+
+
+def _detached(value):
+    return value.detach() if isinstance(value, torch.Tensor) else value
 
 
 def module_lowering(module):

@@ -11,8 +11,9 @@ _OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
               operator.truediv: "/", operator.matmul: "@",
               operator.pow: "**", operator.neg: "unary -",
               operator.getitem: "[] indexing", operator.floordiv: "//",
-              operator.mod: "%", operator.iadd: "+=", operator.imul: "*=",
-              operator.setitem: "[] assignment", operator.lt: "<",
+              operator.mod: "%", operator.setitem: "[] assignment",
+              operator.iadd: "+=", operator.isub: "-=", operator.imul: "*=",
+              operator.itruediv: "/=", operator.lt: "<",
               operator.gt: ">", operator.le: "<=", operator.ge: ">=",
               operator.eq: "==", operator.ne: "!=", operator.and_: "&",
               operator.or_: "|", operator.invert: "~"}
@@ -47,6 +48,10 @@ def function_name(target):
     module = getattr(target, "__module__", None) or ""
     name = getattr(target, "__qualname__", None) or getattr(
         target, "__name__", repr(target))
+    if "<locals>" in name:
+        # A function made by another (F.max_pool2d is boolean_dispatch's
+        # fn) carries its public name in __name__.
+        name = getattr(target, "__name__", name)
     if module == "torch._C._nn":
         module = "torch.nn.functional"
     elif module.startswith("torch._C") or module == "":

@@ -1,8 +1,10 @@
 """torch.fx tracing of a loss function and of a module's forward, with the
 module path and the user's source line kept on every node."""
+import contextlib
 import dis
 import functools
 import inspect
+import operator
 import sys
 import traceback
 
@@ -11,6 +13,8 @@ from torch import fx, nn
 
 from .errors import GENERATED, UnsupportedError, loss_fn_line, user_frame
 from .registry import module_type_name
+
+_module_hooks = nn.modules.module
 
 # The user's model in LossModule.
 _MODEL = "model"
@@ -43,12 +47,34 @@ def _unpack(proxy, frame):
     return proxy.tracer.iter(proxy)
 
 
+def _in_place(target):
+    """`x op= y` recorded as operator.i<op>(x, y): fx's Proxy has no
+    __iadd__, so Python would record x + y and the update of a view's base
+    would be lost. The lowering computes it out of place and refuses it
+    where that differs (lowering.Lowering._check_inplace)."""
+    def update(self, other):
+        return self.tracer.create_proxy("call_function", target,
+                                        (self, other), {})
+    return update
+
+
 class _Proxy(fx.Proxy):
     def __iter__(self):
         return _unpack(self, inspect.currentframe().f_back)
 
     def __getattr__(self, name):
         return _Attribute(self, name)
+
+    __iadd__ = _in_place(operator.iadd)
+    __isub__ = _in_place(operator.isub)
+    __imul__ = _in_place(operator.imul)
+    __itruediv__ = _in_place(operator.itruediv)
+
+    def __setitem__(self, index, value):
+        raise UnsupportedError(
+            "[] assignment (x[...] = value)", self.tracer.current_path,
+            _current_source(), "write it out of place (torch.cat, or "
+            "masked_fill with a constant mask)")
 
 
 class _Attribute(fx.proxy.Attribute, _Proxy):
@@ -87,10 +113,23 @@ class _Tracer(fx.Tracer):
                 "constants of the train step (dropout is supported)")
         return refuse
 
+    @property
+    def current_path(self):
+        """The path of the module whose forward is being traced."""
+        return self._paths[-1]
+
     def proxy(self, node):
         return _Proxy(node, self)
 
     def trace(self, root, concrete_args=None):
+        # Gradients on and autocast off, so that a torch.no_grad() or
+        # torch.autocast in the traced code is seen (create_proxy).
+        with _grad_and_no_autocast():
+            if self._model_path is None:  # the root is the model
+                self._check_hooks(root, "", None)
+            return self._trace_patched(root, concrete_args)
+
+    def _trace_patched(self, root, concrete_args):
         # (owner, name, replacement) for the time of the trace.
         patches = [(torch, name, self._traced_factory(getattr(torch, name)))
                    for name in _FACTORIES]
@@ -132,6 +171,24 @@ class _Tracer(fx.Tracer):
         prefix = self._model_path + "."
         return path[len(prefix):] if path.startswith(prefix) else None
 
+    def _check_hooks(self, module, path, source):
+        """fx calls forward, not __call__: a module's hooks would be
+        dropped."""
+        hooks = [kind for kind, table in (
+            ("forward hook", module._forward_hooks),
+            ("forward pre-hook", module._forward_pre_hooks),
+            ("backward hook", module._backward_hooks),
+            ("global forward hook", _module_hooks._global_forward_hooks),
+            ("global forward pre-hook",
+             _module_hooks._global_forward_pre_hooks),
+            ("global backward hook", _module_hooks._global_backward_hooks))
+            if table]
+        if hooks:
+            raise UnsupportedError(
+                "a module with a %s" % hooks[0], path, source,
+                "the traced forward does not run hooks (remove it, or call "
+                "its code in the forward)")
+
     def call_module(self, module, forward, args, kwargs):
         try:
             path = self.path_of_module(module)
@@ -141,6 +198,7 @@ class _Tracer(fx.Tracer):
                 module_type_name(module), self._paths[-1],
                 _current_source(), "make it an attribute of the model, or "
                 "call its functional form (torch.nn.functional)") from None
+        self._check_hooks(module, self._user_path(path), _current_source())
         self._paths.append(self._user_path(path))
         try:
             return super().call_module(module, forward, args, kwargs)
@@ -153,12 +211,45 @@ class _Tracer(fx.Tracer):
 
     def create_proxy(self, kind, target, args, kwargs, name=None,
                      type_expr=None, proxy_factory_fn=None):
+        # A module's call is made in its caller's forward.
+        self._check_modes(self._paths[-2] if kind == "call_module" and
+                          len(self._paths) > 1 else self._paths[-1])
         proxy = super().create_proxy(kind, target, args, kwargs, name,
                                      type_expr, proxy_factory_fn)
         proxy.node.meta["module_path"] = (
             self._user_path(target) if kind == "call_module"
             else self._paths[-1])
         return proxy
+
+
+    def _check_modes(self, path):
+        """Gradient and autocast modes the traced code at `path` sets: the
+        step differentiates everything and chooses precisions itself."""
+        where = "the loss_fn" if path is None else "the model"
+        if not torch.is_grad_enabled():
+            raise UnsupportedError(
+                "torch.no_grad() inside %s" % where, path,
+                _current_source(), "the train step has no stop-gradient: "
+                "compute the value outside the model (a batch tensor) or "
+                "differentiate through it")
+        if torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled():
+            raise UnsupportedError(
+                "torch.autocast inside %s" % where, path,
+                _current_source(), "mixprec chooses precisions itself: "
+                "compile with precision='f16' or 'bf16'")
+
+
+@contextlib.contextmanager
+def _grad_and_no_autocast():
+    cuda, cpu = torch.is_autocast_enabled(), torch.is_autocast_cpu_enabled()
+    torch.set_autocast_enabled(False)
+    torch.set_autocast_cpu_enabled(False)
+    try:
+        with torch.enable_grad():
+            yield
+    finally:
+        torch.set_autocast_enabled(cuda)
+        torch.set_autocast_cpu_enabled(cpu)
 
 
 class LossModule(nn.Module):
@@ -211,8 +302,10 @@ def _trace_error(error, module, source):
         message = ("a Python if, while, and/or or bool() on a tensor: %s"
                    % message)
     elif "'len'" in message:
-        construct = "len() of a tensor"
-        message = "use x.shape[0]"
+        construct = "len(), list() or reversed() of a traced value"
+        message = ("a tensor's length is x.shape[0]; the results of split, "
+                   "chunk or unbind are unpacked (a, b = x.split(...)) or "
+                   "indexed (parts[0])")
     else:
         construct = "this code (%s)" % type(error).__name__
     return UnsupportedError(construct, module, source, message)
