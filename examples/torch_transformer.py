@@ -72,12 +72,8 @@ def train(precision, train_set, test_set, output):
         torch.utils.data.TensorDataset(tokens, labels), batch_size=BATCH,
         shuffle=True, drop_last=True,
         generator=torch.Generator().manual_seed(1))
-    history = {}
-    for epoch in range(5):
-        for key, values in mpt.fit(trainer, loader, progress=True).items():
-            history.setdefault(key, []).extend(values)
-        scheduler.step()
-    history["step"] = list(range(1, len(history["loss"]) + 1))
+    history = mpt.fit(trainer, loader, epochs=5,
+                      on_epoch_end=lambda epoch, history: scheduler.step())
     mixprec.plot_history(history, os.path.join(output,
                                                "loss_%s.png" % precision))
     test_tokens, test_labels = test_set

@@ -120,6 +120,29 @@ def test_fit_without_progress_prints_nothing(capsys):
     assert len(history["loss"]) == ROWS // BATCH
 
 
+def test_fit_calls_on_epoch_end_with_a_scheduler():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 3)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1, gamma=0.5)
+    x, y = torch.randn(BATCH, 4), torch.randint(0, 3, (BATCH,))
+    trainer = mpt.compile(model, lambda m, x, y: F.cross_entropy(m(x), y),
+                          example_batch=(x, y), optimizer=optimizer)
+    seen = []
+
+    def on_epoch_end(epoch, history):
+        seen.append((epoch, len(history["loss"]),
+                     optimizer.param_groups[0]["lr"]))
+        scheduler.step()
+
+    history = mpt.fit(trainer, loader(), epochs=3, progress=False,
+                      on_epoch_end=on_epoch_end)
+    steps = ROWS // BATCH
+    assert seen == [(0, steps, 0.1), (1, 2 * steps, 0.05),
+                    (2, 3 * steps, 0.025)]
+    assert history["step"] == list(range(1, 3 * steps + 1))
+
+
 def test_fit_refuses_bad_epochs_and_batches():
     trainer = tiny_trainer()
     for epochs in (0, -1, 1.5, "2", True):

@@ -583,3 +583,28 @@ def test_forward_as_the_loss_calls_it_and_modes_and_frozen_parameters():
     for key in out:
         torch.testing.assert_close(out[key], expected[key], rtol=1e-5,
                                    atol=1e-6)
+
+
+@pytest.mark.parametrize("make_optimizer", [
+    lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.3),
+    lambda p: torch.optim.AdamW(p, lr=0.01, weight_decay=0.05),
+], ids=["sgd-momentum", "adamw"])
+def test_pytorch_continues_from_the_optimizer_state_dict(make_optimizer):
+    model = batch_norm_net()
+    reference = copy.deepcopy(model)
+    data = batches(6)
+    trainer = mpt.compile(model, cross_entropy, example_batch=data[0],
+                          optimizer=make_optimizer(model.parameters()))
+    reference_optimizer = make_optimizer(reference.parameters())
+    for batch in data[:3]:
+        trainer.step(*batch)
+        pytorch_step(reference, reference_optimizer, batch)
+    # PyTorch takes over from the trainer's weights and optimizer state.
+    continued = batch_norm_net()
+    continued.load_state_dict(trainer.state_dict())
+    continued_optimizer = make_optimizer(continued.parameters())
+    continued_optimizer.load_state_dict(trainer.optimizer_state_dict())
+    for batch in data[3:]:
+        pytorch_step(continued, continued_optimizer, batch)
+        pytorch_step(reference, reference_optimizer, batch)
+    assert_state_close(continued.state_dict(), reference.state_dict())

@@ -3,7 +3,7 @@ import numbers
 import sys
 
 
-def fit(trainer, loader, epochs=1, progress=True):
+def fit(trainer, loader, epochs=1, progress=True, on_epoch_end=None):
     """Trains `trainer` (mpt.compile's) on each batch of `loader`, `epochs`
     times, and returns the history, one entry per step:
 
@@ -16,7 +16,9 @@ def fit(trainer, loader, epochs=1, progress=True):
     the scale after the step (the one the next step uses) and "skipped"
     whether the step was skipped (a gradient was not finite). With
     `progress`, a tqdm bar per epoch on stderr shows the last loss, the loss
-    scale and the steps skipped so far; without, nothing is printed."""
+    scale and the steps skipped so far; without, nothing is printed.
+    `on_epoch_end(epoch, history)` runs after each epoch (epoch counts from
+    0): the place for `scheduler.step()` or an evaluation."""
     if isinstance(epochs, bool) or not isinstance(epochs, numbers.Integral) \
             or epochs < 1:
         raise ValueError("fit: epochs must be a positive integer, got %r"
@@ -50,6 +52,8 @@ def fit(trainer, loader, epochs=1, progress=True):
         finally:
             if bar_type is not None:
                 batches.close()
+        if on_epoch_end is not None:
+            on_epoch_end(epoch, history)
     return history
 
 

@@ -128,6 +128,8 @@ class Translation:
                 if not state:
                     continue
                 name = names[id(parameter)]
+                if name not in self.trained:
+                    continue
                 for moment in self.moments:
                     if state.get(moment) is not None:
                         values["%s.%s.%s" % (STEP, name, moment)] = \
@@ -144,3 +146,26 @@ class Translation:
             # SGD keeps no count; its buffers exist after the first step.
             values["%s.step_count" % STEP] = torch.tensor(1)
         return values
+
+    def state_dict(self, names, read):
+        """The optimizer's `state_dict()` (PyTorch's format, loadable with
+        `optimizer.load_state_dict`) holding the train step's moments and
+        step count; `read(name)` gives a state tensor of the library."""
+        result = self.optimizer.state_dict()
+        step = int(read("%s.step_count" % STEP))
+        state = {}
+        parameters = [p for group in self.optimizer.param_groups
+                      for p in group["params"]]
+        for index, parameter in enumerate(parameters):
+            name = names[id(parameter)]
+            if name not in self.trained or step == 0:
+                continue  # PyTorch keeps no state before a step
+            entry = {moment: read("%s.%s.%s" % (STEP, name, moment))
+                     for moment in self.moments}
+            if isinstance(self.optimizer, torch.optim.SGD):
+                entry.setdefault("momentum_buffer", None)
+            else:
+                entry["step"] = torch.tensor(float(step))
+            state[index] = entry
+        result["state"] = state
+        return result

@@ -186,6 +186,17 @@ class Trainer:
                 result[key] = tensor.detach().clone()
         return result
 
+    def optimizer_state_dict(self):
+        """The optimizer's state dict with the trained moments and step
+        count, in PyTorch's format: `optimizer.load_state_dict(...)` lets
+        torch.optim continue where the trainer is."""
+        names = {id(p): n for n, p in self.module.named_parameters()}
+
+        def read(name):
+            return torch.from_numpy(self._trainer.get(name).copy())
+
+        return self._optimizer.state_dict(names, read)
+
     def load_state_dict(self, state_dict):
         """Sets the trained state from a state dict of the module (its
         tensors converted to the module's dtypes, as PyTorch does); one
