@@ -4,13 +4,12 @@ forwards (they branch on fast paths)."""
 import math
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from . import functions
 from .emitter import Value
 from .lowering import Unavailable, module_lowering
-from .registry import lowers_module
+from .registry import FUNCTIONS, lowers_module
 
 
 def _attention_mask(ctx, mask, length):
@@ -92,13 +91,14 @@ def _call(ctx, module, *args):
 
 
 def _activation(ctx, layer, x):
+    """The layer's activation: a module, or a function with a lowering
+    (F.relu, F.gelu, torch.relu, F.silu, ...)."""
     activation = layer.activation
-    if activation is F.relu:
-        return ctx.ops.unary("relu", x)
-    if activation is F.gelu:
-        return ctx.ops.unary("gelu", x)
     if isinstance(activation, nn.Module):
         return _call(ctx, activation, x)
+    lowering = FUNCTIONS.get(activation)
+    if lowering is not None:
+        return lowering(ctx, x)
     raise ctx.unsupported("the activation %r of nn.TransformerEncoderLayer"
                           % (activation,))
 

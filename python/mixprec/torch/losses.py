@@ -54,21 +54,13 @@ def cross_entropy(ctx, input, target, weight=None, size_average=None,
     reduction, logits, labels = _class_loss_operands(
         ctx, "F.cross_entropy", input, target, weight, size_average, reduce,
         reduction)
-    if label_smoothing == 0:
+    if label_smoothing == 0 and not _ignores_a_class(ignore_index, logits):
+        # An ignore_index out of range (-100): the op skips those rows.
         return ctx.ops.softmax_cross_entropy(logits, labels, reduction,
                                              ignore_index)
-    # (1 - e) * CE + e * mean over classes of -log p. PyTorch leaves ignored
-    # rows out of both terms; here an ignored label is not in range and the
-    # compiled step rejects it, so no row is silently miscounted.
-    rows, classes = logits.shape
-    ce = ctx.ops.softmax_cross_entropy(logits, labels, reduction, None)
     log_probs = ctx.ops.softmax("log_softmax", logits, 1)
-    total = ctx.ops.reduce("reduce_sum", log_probs, [0, 1])
-    divisor = classes * (rows if reduction == "mean" else 1)
-    smooth = ctx.ops.binary("mul", total,
-                            ctx.value(-label_smoothing / divisor, total))
-    kept = ctx.ops.binary("mul", ce, ctx.value(1.0 - label_smoothing, ce))
-    return ctx.ops.binary("add", kept, smooth)
+    return _class_loss(ctx, log_probs, labels, ignore_index, reduction,
+                       label_smoothing)
 
 
 @lowers(F.nll_loss)
@@ -77,18 +69,51 @@ def nll_loss(ctx, input, target, weight=None, size_average=None,
     reduction, log_probs, labels = _class_loss_operands(
         ctx, "F.nll_loss", input, target, weight, size_average, reduce,
         reduction)
+    return _class_loss(ctx, log_probs, labels, ignore_index, reduction, 0.0)
+
+
+def _ignores_a_class(ignore_index, scores):
+    return 0 <= ignore_index < scores.shape[1]
+
+
+def _class_loss(ctx, log_probs, labels, ignore_index, reduction, smoothing):
+    """PyTorch's nll_loss of [N, C] log-probabilities, with label smoothing
+    as cross_entropy's: (1 - e) * nll + e / C * sum of -log p over classes.
+    Rows labelled ignore_index, when it is a class, count in neither term,
+    and the mean divides by the rows not ignored (NaN when there are none,
+    as PyTorch's). A label out of range (ignore_index included when it is
+    not a class) is rejected by the compiled step."""
+    ops = ctx.ops
     rows, classes = log_probs.shape
-    # The one-hot rows of the labels, looked up in an identity matrix (an
-    # out-of-range label, ignore_index included, is rejected by the step).
-    one_hot = ctx.ops.embedding(
-        ctx.value(torch.eye(classes, dtype=torch.float32), log_probs), labels)
-    picked = ctx.ops.binary("mul", log_probs, one_hot)
-    total = ctx.ops.reduce("reduce_sum", picked, [0, 1])
-    divisor = rows if reduction == "mean" else 1
-    return ctx.ops.binary("mul", total, ctx.value(-1.0 / divisor, total))
+    ignores = _ignores_a_class(ignore_index, log_probs)
+    # valid[c] = 0 for the ignored class: looked up by label, it is 0 on
+    # ignored rows; the identity with that row zeroed gives their one-hot.
+    valid = torch.ones(classes, 1)
+    if ignores:
+        valid[ignore_index] = 0.0
+    one_hot = ops.embedding(ctx.value(torch.eye(classes) * valid), labels)
+
+    def negated_sum(x):
+        total = ops.reduce("reduce_sum", x, [0, 1])
+        return ops.binary("mul", total, ctx.value(-1.0, total))
+
+    loss = negated_sum(ops.binary("mul", log_probs, one_hot))
+    row_valid = ops.embedding(ctx.value(valid), labels) if ignores else None
+    if smoothing:
+        smooth = negated_sum(log_probs if row_valid is None else
+                             ops.binary("mul", log_probs, row_valid))
+        loss = ops.binary("add", ops.binary(
+            "mul", loss, ctx.value(1.0 - smoothing, loss)), ops.binary(
+            "mul", smooth, ctx.value(smoothing / classes, smooth)))
+    if reduction == "sum":
+        return loss
+    if row_valid is None:
+        return ops.binary("mul", loss, ctx.value(1.0 / rows, loss))
+    return ops.binary("div", loss, ops.reduce("reduce_sum", row_valid,
+                                              [0, 1]))
 
 
-def _pair(ctx, input, target, name):
+def _broadcast_operands(ctx, input, target, name):
     x = ctx.value(input)
     y = ctx.value(target, x)
     if not (x.is_float and y.is_float):
@@ -102,7 +127,7 @@ def _pair(ctx, input, target, name):
 def mse_loss(ctx, input, target, size_average=None, reduce=None,
              reduction="mean"):
     reduction = _reduction(ctx, "F.mse_loss", reduction, size_average, reduce)
-    x, y = _pair(ctx, input, target, "F.mse_loss")
+    x, y = _broadcast_operands(ctx, input, target, "F.mse_loss")
     return ctx.ops.mse(x, y, reduction)
 
 
@@ -110,7 +135,7 @@ def mse_loss(ctx, input, target, size_average=None, reduce=None,
 def l1_loss(ctx, input, target, size_average=None, reduce=None,
             reduction="mean"):
     reduction = _reduction(ctx, "F.l1_loss", reduction, size_average, reduce)
-    x, y = _pair(ctx, input, target, "F.l1_loss")
+    x, y = _broadcast_operands(ctx, input, target, "F.l1_loss")
     return _reduce_all(ctx, ctx.ops.unary("abs", ctx.ops.binary("sub", x, y)),
                        reduction)
 
@@ -123,7 +148,7 @@ def binary_cross_entropy_with_logits(ctx, input, target, weight=None,
     reduction = _reduction(ctx, name, reduction, size_average, reduce)
     if weight is not None or pos_weight is not None:
         raise ctx.unsupported("%s with weight or pos_weight" % name)
-    x, y = _pair(ctx, input, target, name)
+    x, y = _broadcast_operands(ctx, input, target, name)
     # max(x, 0) - x * y + log(1 + exp(-|x|)): PyTorch's stable form.
     ops = ctx.ops
     softplus = ops.unary("log", ops.binary(

@@ -1,13 +1,17 @@
 """Lowerings of torch.nn's layers, activations and pooling (fx keeps every
-torch.nn module as one call)."""
+torch.nn module as one call), and of the functional forms of the layers
+(F.conv2d, ...): each module lowering calls its functional one."""
+import torch
+import torch.nn.functional as F
 from torch import nn
 
 from . import functions
 from .emitter import i64_array
-from .registry import lowers_module
+from .registry import FUNCTIONS, lowers, lowers_module
 
 
 def _pair(value):
+    """A 2-d layer's size argument as (height, width)."""
     return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
 
 
@@ -23,25 +27,69 @@ def linear(ctx, input):
                           _optional_state(ctx, m.bias, "bias"))
 
 
+@lowers(F.conv2d)
+def functional_conv2d(ctx, input, weight, bias=None, stride=1, padding=0,
+                      dilation=1, groups=1, what="F.conv2d"):
+    if isinstance(padding, str):
+        raise ctx.unsupported("%s with padding=%r" % (what, padding),
+                              "give the padding as numbers")
+    attrs = ("stride = %s, padding = %s, dilation = %s, groups = %d : i64" % (
+        _array(stride), _array(padding), _array(dilation), groups))
+    x = functions.float_operand(ctx, input)
+    return ctx.ops.conv2d(x, ctx.value(weight, x), None if bias is None else
+                          ctx.value(bias, x), ctx.shape(), attrs)
+
+
 @lowers_module(nn.Conv2d)
 def conv2d(ctx, input):
     m = ctx.module
     if m.padding_mode != "zeros":
         raise ctx.unsupported("nn.Conv2d with padding_mode=%r" %
                               m.padding_mode)
-    if isinstance(m.padding, str):
-        raise ctx.unsupported("nn.Conv2d with padding=%r" % m.padding,
-                              "give the padding as numbers")
-    attrs = ("stride = %s, padding = %s, dilation = %s, groups = %d : i64" % (
-        _array(m.stride), _array(m.padding), _array(m.dilation), m.groups))
-    return ctx.ops.conv2d(functions.float_operand(ctx, input),
-                          ctx.state(m.weight, "weight"),
-                          _optional_state(ctx, m.bias, "bias"), ctx.shape(),
-                          attrs)
+    return functional_conv2d(ctx, input, ctx.state(m.weight, "weight"),
+                             _optional_state(ctx, m.bias, "bias"), m.stride,
+                             m.padding, m.dilation, m.groups, "nn.Conv2d")
 
 
 def _array(values):
     return i64_array(_pair(values))
+
+
+@lowers(F.batch_norm)
+def functional_batch_norm(ctx, input, running_mean, running_var, weight=None,
+                          bias=None, training=False, momentum=0.1, eps=1e-5,
+                          what="F.batch_norm"):
+    """Batch statistics when `training` (the running statistics, buffers of
+    the model, are updated in the train step), else the running ones."""
+    state = ctx.lowering.state_table
+    for statistic in (running_mean, running_var):
+        if not (isinstance(statistic, torch.Tensor) and
+                state.name_of(statistic) in state.buffers):
+            raise ctx.unsupported(
+                "%s with running statistics that are not buffers of the "
+                "model" % what, "register them with register_buffer (or "
+                "use nn.BatchNorm1d/2d)")
+    if momentum is None:
+        raise ctx.unsupported("%s with momentum=None" % what,
+                              "give momentum a number")
+    x = functions.float_operand(ctx, input)
+    ops = ctx.ops
+    # [N, C, L] runs as [N, C, L, 1].
+    inner = ops.reshape(x, x.shape + (1,)) if len(x.shape) == 3 else x
+    mean = ctx.state(running_mean, "running_mean")
+    var = ctx.state(running_var, "running_var")
+    scale = shift = None
+    if weight is not None or bias is not None:  # the op takes both
+        channels = (x.shape[1],)
+        scale = ctx.value(torch.ones(channels) if weight is None else weight,
+                          x)
+        shift = ctx.value(torch.zeros(channels) if bias is None else bias, x)
+    result, new_mean, new_var = ops.batch_norm(
+        inner, mean, var, scale, shift, eps, momentum, training)
+    if training and ctx.training:
+        ctx.lowering.update_buffer(running_mean, new_mean, ctx)
+        ctx.lowering.update_buffer(running_var, new_var, ctx)
+    return ops.reshape(result, x.shape)
 
 
 @lowers_module(nn.BatchNorm1d, nn.BatchNorm2d)
@@ -52,25 +100,16 @@ def batch_norm(ctx, input):
         raise ctx.unsupported(
             "nn.%s without running statistics or with momentum=None" % name,
             "track_running_stats=True and a number for momentum")
-    x = functions.float_operand(ctx, input)
-    ops = ctx.ops
-    # [N, C, L] runs as [N, C, L, 1].
-    inner = ops.reshape(x, x.shape + (1,)) if len(x.shape) == 3 else x
-    mean = ctx.state(m.running_mean, "running_mean")
-    var = ctx.state(m.running_var, "running_var")
-    scale = _optional_state(ctx, m.weight, "weight")
-    bias = _optional_state(ctx, m.bias, "bias")
-    training = ctx.training and m.training
-    result, new_mean, new_var = ops.batch_norm(
-        inner, mean, var, scale, bias, m.eps, m.momentum, training)
-    if training:
-        lowering = ctx.lowering
-        lowering.update_buffer(m.running_mean, new_mean, ctx)
-        lowering.update_buffer(m.running_var, new_var, ctx)
+    result = functional_batch_norm(
+        ctx, input, m.running_mean, m.running_var,
+        _optional_state(ctx, m.weight, "weight"),
+        _optional_state(ctx, m.bias, "bias"), m.training, m.momentum, m.eps,
+        "nn." + name)
+    if ctx.training and m.training:
         count = ctx.state(m.num_batches_tracked, "num_batches_tracked")
-        lowering.update_buffer(m.num_batches_tracked,
-                               ops.unary("increment", count), ctx)
-    return ops.reshape(result, x.shape)
+        ctx.lowering.update_buffer(m.num_batches_tracked,
+                                   ctx.ops.unary("increment", count), ctx)
+    return result
 
 
 @lowers_module(nn.LayerNorm)
@@ -84,19 +123,31 @@ def layer_norm(ctx, input):
     return ctx.ops.layer_norm(x, None, None, axis, m.eps)
 
 
+@lowers(F.embedding)
+def functional_embedding(ctx, input, weight, padding_idx=None, max_norm=None,
+                         norm_type=2.0, scale_grad_by_freq=False,
+                         sparse=False, what="F.embedding"):
+    for argument, value in (("padding_idx", padding_idx),
+                            ("max_norm", max_norm),
+                            ("scale_grad_by_freq", scale_grad_by_freq),
+                            ("sparse", sparse)):
+        if value is not None and value is not False:  # padding_idx=0 too
+            raise ctx.unsupported("%s with %s=%r" % (what, argument, value))
+    indices = ctx.value(input)
+    if indices.dtype not in ("i32", "i64"):
+        raise ctx.unsupported("%s of %s indices" % (what, indices.dtype))
+    table = ctx.value(weight)
+    if not table.is_float:
+        raise ctx.unsupported("%s of a %s table" % (what, table.dtype))
+    return ctx.ops.embedding(table, indices)
+
+
 @lowers_module(nn.Embedding)
 def embedding(ctx, input):
     m = ctx.module
-    for argument in ("padding_idx", "max_norm", "scale_grad_by_freq",
-                     "sparse"):
-        value = getattr(m, argument)
-        if value is not None and value is not False:  # padding_idx=0 too
-            raise ctx.unsupported("nn.Embedding with %s=%r" % (argument,
-                                                                value))
-    indices = ctx.value(input)
-    if indices.dtype not in ("i32", "i64"):
-        raise ctx.unsupported("nn.Embedding of %s indices" % indices.dtype)
-    return ctx.ops.embedding(ctx.state(m.weight, "weight"), indices)
+    return functional_embedding(
+        ctx, input, ctx.state(m.weight, "weight"), m.padding_idx, m.max_norm,
+        m.norm_type, m.scale_grad_by_freq, m.sparse, "nn.Embedding")
 
 
 @lowers_module(nn.Dropout)
@@ -104,15 +155,16 @@ def dropout(ctx, input):
     return functions.dropout(ctx, input, ctx.module.p, ctx.module.training)
 
 
-def _activation(module_type, name):
+def _activation(module_type, function):
+    """The module lowers as `function`'s lowering."""
     lowers_module(module_type)(
-        lambda ctx, input: ctx.ops.unary(name, functions.float_operand(ctx, input)))
+        lambda ctx, input: FUNCTIONS[function](ctx, input))
 
 
-_activation(nn.ReLU, "relu")
-_activation(nn.Tanh, "tanh")
-_activation(nn.Sigmoid, "sigmoid")
-_activation(nn.SiLU, "silu")
+_activation(nn.ReLU, F.relu)
+_activation(nn.Tanh, torch.tanh)
+_activation(nn.Sigmoid, torch.sigmoid)
+_activation(nn.SiLU, F.silu)
 
 
 @lowers_module(nn.GELU)
@@ -142,36 +194,61 @@ def flatten(ctx, input):
 
 def _pool(ctx, name, input, kernel, stride, padding):
     x = functions.float_operand(ctx, input)
-    stride = kernel if stride is None else stride
+    # F's stride=None (or []) is the kernel size.
+    stride = kernel if stride is None or stride == [] else stride
     return ctx.ops.pool2d(name, x, _pair(kernel), _pair(stride),
                           _pair(padding), ctx.shape())
+
+
+@lowers(F.max_pool2d)
+def functional_max_pool2d(ctx, input, kernel_size, stride=None, padding=0,
+                          dilation=1, ceil_mode=False, return_indices=False,
+                          what="F.max_pool2d"):
+    if ceil_mode or return_indices or _pair(dilation) != (1, 1):
+        raise ctx.unsupported("%s with ceil_mode, return_indices or "
+                              "dilation" % what)
+    return _pool(ctx, "max_pool2d", input, kernel_size, stride, padding)
 
 
 @lowers_module(nn.MaxPool2d)
 def max_pool2d(ctx, input):
     m = ctx.module
-    if m.ceil_mode or m.return_indices or _pair(m.dilation) != (1, 1):
-        raise ctx.unsupported("nn.MaxPool2d with ceil_mode, return_indices "
-                              "or dilation")
-    return _pool(ctx, "max_pool2d", input, m.kernel_size, m.stride, m.padding)
+    return functional_max_pool2d(ctx, input, m.kernel_size, m.stride,
+                                 m.padding, m.dilation, m.ceil_mode,
+                                 m.return_indices, "nn.MaxPool2d")
+
+
+@lowers(F.avg_pool2d)
+def functional_avg_pool2d(ctx, input, kernel_size, stride=None, padding=0,
+                          ceil_mode=False, count_include_pad=True,
+                          divisor_override=None, what="F.avg_pool2d"):
+    if ceil_mode or not count_include_pad or divisor_override is not None:
+        raise ctx.unsupported("%s with ceil_mode, count_include_pad=False "
+                              "or divisor_override" % what)
+    return _pool(ctx, "avg_pool2d", input, kernel_size, stride, padding)
 
 
 @lowers_module(nn.AvgPool2d)
 def avg_pool2d(ctx, input):
     m = ctx.module
-    if (m.ceil_mode or not m.count_include_pad or
-            m.divisor_override is not None):
-        raise ctx.unsupported("nn.AvgPool2d with ceil_mode, "
-                              "count_include_pad=False or divisor_override")
-    return _pool(ctx, "avg_pool2d", input, m.kernel_size, m.stride, m.padding)
+    return functional_avg_pool2d(ctx, input, m.kernel_size, m.stride,
+                                 m.padding, m.ceil_mode, m.count_include_pad,
+                                 m.divisor_override, "nn.AvgPool2d")
+
+
+@lowers(F.adaptive_avg_pool2d)
+def functional_adaptive_avg_pool2d(ctx, input, output_size,
+                                   what="F.adaptive_avg_pool2d"):
+    if _pair(output_size) != (1, 1):
+        raise ctx.unsupported("%s(%r)" % (what, output_size),
+                              "only output size 1 (global average pooling)")
+    x = functions.float_operand(ctx, input)
+    return ctx.ops.reduce("reduce_mean", x, [len(x.shape) - 2,
+                                             len(x.shape) - 1], keepdim=True)
 
 
 @lowers_module(nn.AdaptiveAvgPool2d)
 def adaptive_avg_pool2d(ctx, input):
-    if _pair(ctx.module.output_size) != (1, 1):
-        raise ctx.unsupported(
-            "nn.AdaptiveAvgPool2d(%r)" % (ctx.module.output_size,),
-            "only output size 1 (global average pooling)")
-    x = functions.float_operand(ctx, input)
-    return ctx.ops.reduce("reduce_mean", x, [len(x.shape) - 2,
-                                             len(x.shape) - 1], keepdim=True)
+    return functional_adaptive_avg_pool2d(ctx, input,
+                                          ctx.module.output_size,
+                                          "nn.AdaptiveAvgPool2d")
