@@ -351,6 +351,134 @@ def criterion_module(model, x, y):
     return CRITERION(model(x), y)  # <- loss-module
 
 
+# Gradient and autocast modes, hooks: what the traced forward would drop.
+class NoGradScale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        with torch.no_grad():
+            scale = x.abs().amax(1, keepdim=True)  # <- no-grad
+        return self.head(x / scale)
+
+
+class NoGradNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = NoGradScale()
+
+    def forward(self, x):
+        return self.body(x)
+
+
+class Autocast(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(FEATURES, FEATURES)
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            h = self.linear(x)  # <- autocast
+        return self.head(h.float())
+
+
+class Hooked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        return self.linear(x)  # <- forward-hook
+
+
+def hooked():
+    model = nn.Sequential(Hooked())
+    model[0].linear.register_forward_hook(lambda module, args, out: out * 2)
+    return model
+
+
+# x += y where x is a view, x[...] = v, len() of split results.
+class ViewUpdate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        h = x * 2
+        left = h[:, :FEATURES // 2]
+        left += 1  # <- iadd-view
+        return self.head(h)
+
+
+class ItemAssignment(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        h = x * 2
+        h[:, 0] = 0  # <- setitem
+        return self.head(h)
+
+
+class ListOfSplits(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        h = torch.cat(list(reversed(x.split(2, 1))), 1)  # <- list-split
+        return self.head(h)
+
+
+# Functional forms and arguments.
+class SoftmaxDouble(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        h = torch.softmax(self.head(x), 1, torch.float64)  # <- softmax-dtype
+        return h.float()
+
+
+class LocalStatistics(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        mean, var = torch.zeros(FEATURES), torch.ones(FEATURES)
+        h = F.batch_norm(x, mean, var, training=True)  # <- batch-norm-stats
+        return self.head(h)
+
+
+class AdaptiveMax(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        h = F.adaptive_max_pool2d(x.view(ROWS, 1, 2, 4), 1)  # <- adaptive-max
+        return self.head(h.view(ROWS, 1).expand(ROWS, FEATURES))
+
+
+class NormedTwice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.BatchNorm1d(FEATURES)
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        return self.head(self.norm(x))  # <- batch-norm-twice
+
+
+def twice_cross_entropy(model, x, y):
+    return F.cross_entropy(model(x), y) + F.cross_entropy(model(x * 2), y)
+
+
 def linear():
     torch.manual_seed(0)
     return nn.Linear(FEATURES, CLASSES)
@@ -406,6 +534,27 @@ CASES = {
                      unreduced_mse, None),
     "loss-module": ("module torch.nn.CrossEntropyLoss, which is not a "
                     "submodule of the model", linear, criterion_module, None),
+    "no-grad": ("torch.no_grad() inside the model", NoGradNet, cross_entropy,
+                "body"),
+    "autocast": ("torch.autocast inside the model", Autocast, cross_entropy,
+                 ""),
+    "forward-hook": ("a module with a forward hook", hooked, cross_entropy,
+                     "0.linear"),
+    "iadd-view": ("operator += on a tensor read again afterwards (or a view "
+                  "of one)", ViewUpdate, cross_entropy, ""),
+    "setitem": ("[] assignment (x[...] = value)", ItemAssignment,
+                cross_entropy, ""),
+    "list-split": ("len(), list() or reversed() of a traced value",
+                   ListOfSplits, cross_entropy, ""),
+    "softmax-dtype": ("softmax with dtype=torch.float64", SoftmaxDouble,
+                      cross_entropy, ""),
+    "batch-norm-stats": ("F.batch_norm with running statistics that are not "
+                         "buffers of the model", LocalStatistics,
+                         cross_entropy, ""),
+    "adaptive-max": ("torch.nn.functional.adaptive_max_pool2d", AdaptiveMax,
+                     cross_entropy, ""),
+    "batch-norm-twice": ("a batch-norm module called twice in one step",
+                         NormedTwice, twice_cross_entropy, "norm"),
 }
 
 
@@ -448,6 +597,17 @@ def test_construct_is_named_with_module_and_line(marker):
         construct, where_clause(module), source), str(error)
     assert (error.construct, error.module, error.source) == (
         construct, module, source)
+
+
+def test_a_global_hook_is_named():
+    handle = torch.nn.modules.module.register_module_forward_hook(
+        lambda module, args, out: out)
+    try:
+        error = refusal(linear())
+    finally:
+        handle.remove()
+    assert error.construct == "a module with a global forward hook"
+    assert error.module == ""
 
 
 def test_message_reads_as_the_documented_example():

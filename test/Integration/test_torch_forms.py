@@ -1,0 +1,264 @@
+"""Forms of torch code that mixprec.torch imports, each trained side by side
+with PyTorch (same initial weights, same batches, SGD): the losses of every
+step, the trained state (running statistics included) and the eval-mode
+forward match. Functional layers (F.conv2d, F.batch_norm, the pools,
+F.embedding), the arguments of split/chunk/unbind, min, softmax with a
+dtype, x += y, Dropout(p=1), and losses with ignore_index."""
+import copy
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import mixprec.torch as mpt
+from mixprec.torch import tracing
+from mixprec.torch.lowering import Lowering, StateTable
+
+ROWS, FEATURES, CLASSES = 6, 6, 4
+STEPS = 3
+
+
+def cross_entropy(model, x, y):
+    return F.cross_entropy(model(x), y)
+
+
+def features_batch(rows=ROWS):
+    generator = torch.Generator().manual_seed(1)
+    return (torch.randn(rows, FEATURES, generator=generator),
+            torch.tensor([0, 1, 2, 3, 0, 2][:rows]))
+
+
+def side_by_side(model, loss_fn, batch, forward=True):
+    """Trains a copy of `model` STEPS SGD steps with PyTorch and the
+    compiled step from the same weights; asserts the losses, the state and
+    the eval forward match."""
+    reference = copy.deepcopy(model)
+    compiled = copy.deepcopy(model)
+    trainer = mpt.compile(compiled, loss_fn, example_batch=batch,
+                          optimizer=torch.optim.SGD(compiled.parameters(),
+                                                    lr=0.1))
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for _ in range(STEPS):
+        optimizer.zero_grad()
+        loss = loss_fn(reference, *batch)
+        loss.backward()
+        optimizer.step()
+        assert trainer.step(*batch) == pytest.approx(loss.item(), rel=1e-5)
+    state = trainer.state_dict()
+    for key, value in reference.state_dict().items():
+        assert torch.allclose(state[key].double(), value.double(), rtol=0,
+                              atol=1e-5), key
+    if forward:
+        reference.eval()
+        with torch.no_grad():
+            expected = reference(batch[0])
+        assert torch.allclose(trainer.forward(batch[0]), expected, rtol=0,
+                              atol=1e-5)
+    return trainer
+
+
+class Around(nn.Module):
+    """`form` between two linear layers."""
+
+    def __init__(self, form):
+        super().__init__()
+        torch.manual_seed(0)
+        self.first = nn.Linear(FEATURES, FEATURES)
+        self.last = nn.Linear(FEATURES, CLASSES)
+        self.form = form
+
+    def forward(self, x):
+        return self.last(self.form(self.first(x)))
+
+
+def unbind_columns(h):
+    # ROWS == FEATURES: dim 0 in place of dim 1 would go unnoticed in shape.
+    a, b, c, d, e, f = h.unbind(1)
+    return torch.stack([a * 2, b, c, d, e, f * 3], 1)
+
+
+def unbind_rows(h):
+    a, b, c, d, e, f = torch.unbind(h, 0)
+    return torch.stack([f, e, d * 2, c, b, a], 0)
+
+
+def split_positional(h):
+    a, b = torch.split(h, [2, 4], 1)
+    return torch.cat([b, a * 2], 1)
+
+
+def split_keyword(h):
+    a, b, c = h.split(split_size=2, dim=1)
+    return torch.cat([c, b * 2, a], 1)
+
+
+def chunk_positional(h):
+    a, b, c = h.chunk(3, 1)
+    return torch.cat([c, a, b * 2], 1)
+
+
+def residual_update(h):
+    g = h * 2
+    g += torch.tanh(h)  # g is read only through the updated value
+    g *= 0.5
+    g -= 0.1
+    g /= 2
+    return g
+
+
+def update_of_a_view(h):
+    g = (h * 2).view(ROWS, 2, 3)
+    g += 1  # a view, but of a tensor not read again
+    return g.reshape(ROWS, FEATURES)
+
+
+FORMS = {
+    "unbind-dim-1": unbind_columns,
+    "unbind-dim-0": unbind_rows,
+    "split-positional-dim": split_positional,
+    "split-keyword": split_keyword,
+    "chunk-positional-dim": chunk_positional,
+    "min-all": lambda h: h - h.min(),
+    "min-dim": lambda h: h - h.min(1, keepdim=True).values,
+    "torch-min-dim": lambda h: h - torch.min(h, 0)[0],
+    "softmax-dtype": lambda h: torch.softmax(h, 1, torch.float32),
+    "log-softmax-dtype": lambda h: h.log_softmax(0, torch.float32),
+    "sum-empty-dims": lambda h: h - 0.1 * h.sum(dim=[], keepdim=True),
+    "mean-empty-dims": lambda h: h - h.mean(dim=[]),
+    "pow-tensor-exponent": lambda h: (h.abs() + 1) ** torch.tensor(
+        [2.0, 3.0, 2.0, 0.5, 2.0, 1.0]),
+    "pow-two": lambda h: h ** 2,
+    "in-place-operators": residual_update,
+    "in-place-on-a-view": update_of_a_view,
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_form_trains_as_pytorch(form):
+    side_by_side(Around(FORMS[form]), cross_entropy, features_batch())
+
+
+def test_dropout_of_one_gives_zeros():
+    model = nn.Sequential(nn.Linear(FEATURES, FEATURES), nn.Dropout(1.0),
+                          nn.Linear(FEATURES, CLASSES))
+    trainer = side_by_side(model, cross_entropy, features_batch())
+    # The first layer gets no gradient, as in PyTorch.
+    assert torch.equal(trainer.state_dict()["0.weight"], model[0].weight)
+
+
+CHANNELS = 3
+
+
+class FunctionalCNN(nn.Module):
+    """A CNN of functional layers with its own parameters and batch-norm
+    buffers."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.weight = nn.Parameter(torch.randn(4, CHANNELS, 3, 3) * 0.3)
+        self.bias = nn.Parameter(torch.randn(4) * 0.1)
+        self.scale = nn.Parameter(torch.ones(4) + 0.1 * torch.randn(4))
+        self.shift = nn.Parameter(0.1 * torch.randn(4))
+        self.register_buffer("mean", torch.zeros(4))
+        self.register_buffer("var", torch.ones(4))
+        self.head = nn.Linear(4, CLASSES)
+
+    def forward(self, x):
+        h = F.conv2d(x, self.weight, self.bias, padding=1)
+        h = F.batch_norm(h, self.mean, self.var, self.scale, self.shift,
+                         self.training, 0.2, 1e-4)
+        h = F.max_pool2d(F.relu(h), 2)
+        h = F.avg_pool2d(h, 3, stride=1, padding=1)
+        h = h + F.conv2d(h, torch.full((4, 1, 1, 1), 0.1), groups=4)
+        return self.head(F.adaptive_avg_pool2d(h, 1).flatten(1))
+
+
+def images():
+    generator = torch.Generator().manual_seed(2)
+    return (torch.randn(4, CHANNELS, 8, 8, generator=generator),
+            torch.tensor([0, 3, 1, 2]))
+
+
+def test_functional_layers_train_as_pytorch():
+    side_by_side(FunctionalCNN(), cross_entropy, images())
+
+
+class BagOfTokens(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.table = nn.Parameter(torch.randn(10, FEATURES))
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, tokens):
+        return self.head(F.embedding(tokens, self.table).mean(1))
+
+
+def test_functional_embedding_trains_as_pytorch():
+    tokens = torch.tensor([[1, 2, 3], [4, 4, 9], [0, 5, 6], [7, 8, 1]])
+    side_by_side(BagOfTokens(), cross_entropy,
+                 (tokens, torch.tensor([0, 1, 2, 3])))
+
+
+@pytest.mark.parametrize("loss_fn", [
+    lambda m, x, y: F.nll_loss(F.log_softmax(m(x), 1), y, ignore_index=0),
+    lambda m, x, y: F.nll_loss(F.log_softmax(m(x), 1), y, ignore_index=2,
+                               reduction="sum"),
+    lambda m, x, y: F.cross_entropy(m(x), y, ignore_index=0),
+    lambda m, x, y: F.cross_entropy(m(x), y, ignore_index=3,
+                                    reduction="sum"),
+    lambda m, x, y: F.cross_entropy(m(x), y, ignore_index=0,
+                                    label_smoothing=0.1),
+    lambda m, x, y: F.cross_entropy(m(x), y, ignore_index=0,
+                                    label_smoothing=0.2, reduction="sum"),
+    lambda m, x, y: F.cross_entropy(m(x), y, label_smoothing=0.2),
+], ids=["nll-mean", "nll-sum", "ce-mean", "ce-sum", "ce-smoothing-mean",
+        "ce-smoothing-sum", "ce-smoothing-without-ignored-class"])
+def test_ignore_index_of_a_class(loss_fn):
+    # Labels 0 twice, 2 twice, 3 once: ignoring a class changes the mean.
+    side_by_side(Around(torch.tanh), loss_fn, features_batch(),
+                 forward=False)
+
+
+class Encoder(nn.Module):
+    def __init__(self, activation):
+        super().__init__()
+        torch.manual_seed(0)
+        self.layer = nn.TransformerEncoderLayer(
+            8, 2, 16, dropout=0.0, batch_first=True, activation=activation)
+        self.head = nn.Linear(8, CLASSES)
+
+    def forward(self, x):
+        return self.head(self.layer(x).mean(1))
+
+
+@pytest.mark.parametrize("activation", [F.silu, torch.relu, F.gelu],
+                         ids=["F.silu", "torch.relu", "F.gelu"])
+def test_encoder_activation_function(activation):
+    generator = torch.Generator().manual_seed(3)
+    side_by_side(Encoder(activation), cross_entropy,
+                 (torch.randn(4, 5, 8, generator=generator),
+                  torch.tensor([0, 1, 2, 3])))
+
+
+def test_attention_without_bias_is_lowered():
+    """nn.MultiheadAttention(bias=False) is evaluated with gradients on (the
+    fast path PyTorch 1.13 takes under no_grad fails without biases)."""
+    torch.manual_seed(0)
+    attention = nn.MultiheadAttention(8, 2, bias=False,
+                                      batch_first=True).eval()
+    batch = [torch.randn(4, 5, 8)]
+    root, graph = tracing.trace_loss(
+        attention, lambda m, x: m(x, x, x, need_weights=False)[0].sum(), 1)
+    lowering = Lowering(root, graph, "forward", StateTable(attention),
+                        training=False)
+    results = lowering.run(batch)
+    text = lowering.writer.text(results)
+    assert [r.shape for r in results] == [()]
+    # The projections take no bias operand.
+    assert ("mixprec.linear %input0, %v1 : tensor<4x5x8xf32>, "
+            "tensor<24x8xf32> -> tensor<4x5x24xf32>") in text, text
+    assert ("mixprec.linear %v19, %v20 : tensor<4x5x8xf32>, "
+            "tensor<8x8xf32> -> tensor<4x5x8xf32>") in text, text
