@@ -65,6 +65,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.maximum", AutocastCategory::Promote},
       {"mixprec.minimum", AutocastCategory::Promote},
       {"mixprec.concat", AutocastCategory::Promote},
+      {"mixprec.where", AutocastCategory::Promote},
       {"mixprec.maximum_grad", AutocastCategory::Promote},
       {"mixprec.minimum_grad", AutocastCategory::Promote},
       // follow: whatever the input is.

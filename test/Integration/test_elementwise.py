@@ -105,6 +105,59 @@ func.func @f(%%x: %s) -> (%s, %s) {
     assert_close(maximum, torch.maximum(x, x), "f32")
 
 
+def mask_literal(mask):
+    """The dense<...> text of a bool tensor: nested lists of true/false."""
+    def nested(rows):
+        if rows.dim() == 0:
+            return "true" if bool(rows) else "false"
+        return "[%s]" % ", ".join(nested(row) for row in rows)
+    return "dense<%s>" % nested(mask)
+
+
+def where_module(mask, values, result):
+    """@arg(%c, %x, %y) selects by its i1 argument; @constant(%x, %y) by the
+    constant `mask`, between %x and %y and between %x and a splat f32 -inf."""
+    shape = tuple(mask.shape)
+    c, x, y, r, f = (tensor_type(shape, d)
+                     for d in ("i1",) + tuple(values) + (result, "f32"))
+    return """
+func.func @arg(%c: {c}, %x: {x}, %y: {y}) -> {r} {{
+  %z = mixprec.where %c, %x, %y : {c}, {x}, {y}
+  return %z : {r}
+}}
+func.func @constant(%x: {x}, %y: {y}) -> ({r}, {f}) {{
+  %c = mixprec.constant {mask} : {c}
+  %z = mixprec.where %c, %x, %y : {c}, {x}, {y}
+  %inf = mixprec.constant dense<0xFF800000> : {f}
+  %filled = mixprec.where %c, %x, %inf : {c}, {x}, {f}
+  return %z, %filled : {r}, {f}
+}}""".format(c=c, x=x, y=y, r=r, f=f, mask=mask_literal(mask))
+
+
+@pytest.mark.parametrize("values,result", [
+    (("f32", "f32"), "f32"), (("f16", "f16"), "f16"),
+    (("bf16", "bf16"), "bf16"), (("f16", "f32"), "f32"),
+    (("bf16", "f16"), "f32")])
+def test_where(values, result):
+    # The element not chosen never enters: infinities and NaN on the other
+    # side stay out of the result (x * c + y * (1 - c) would give NaN), and
+    # a -inf fill gives -inf where the mask is false.
+    mask = random(SHAPE, "f32", 9) > 0
+    x, y = random(SHAPE, values[0], 10), random(SHAPE, values[1], 11)
+    x[~mask] = float("inf")
+    y[mask] = float("nan")
+    x[0, :3], y[0, :3] = float("-inf"), float("inf")
+    mask[0, :3] = torch.tensor([True, False, True])
+    (z,) = run(where_module(mask, values, result), "arg", [mask, x, y])
+    expected = torch.where(mask, x.float(), y.float())
+    assert_close(z, expected, result)
+    assert not z.float().isnan().any()
+    z, filled = run(where_module(mask, values, result), "constant", [x, y])
+    assert_close(z, expected, result)
+    assert_close(filled, torch.where(mask, x.float(), float("-inf")), "f32")
+    assert (filled[~mask] == float("-inf")).all()
+
+
 @pytest.mark.parametrize("source,target", [
     ("f32", "f16"), ("f32", "bf16"), ("f16", "f32"), ("bf16", "f32"),
     ("f16", "bf16"), ("bf16", "f16")])

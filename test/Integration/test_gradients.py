@@ -10,8 +10,8 @@ The adjoints of --mixprec-autodiff that use maximum_grad, minimum_grad and
 reduce_max_grad, and those of strided slices and eval-mode batch_norm, are
 checked at the end in the style of test_autodiff.py: in FP32 against
 autograd, with central differences where the function is differentiable.
-So are the adjoints of silu, which builds on no backward op, and abs, in
-each float type.
+So are the adjoints of silu, which builds on no backward op, abs and where,
+in each float type.
 """
 import numpy as np
 import pytest
@@ -22,6 +22,7 @@ from harness import (TOLERANCES, TORCH_DTYPES, assert_close, compile_mlir,
                      module, op_function, precompile, random, run,
                      tensor_type, to_numpy, to_torch)
 from test_autodiff import check, gradient_module
+from test_elementwise import mask_literal
 
 # Every test runs on the CPU library and on its CUDA build (simulated).
 pytestmark = pytest.mark.usefixtures("backend")
@@ -836,6 +837,56 @@ def test_abs_adjoint(dtype):
     dx = compiled_unary_gradient("abs", x, u, dtype)
     (expected,) = autograd(torch.abs, [x], u)
     assert_close(dx, expected, dtype)
+
+
+# ---------------------------------------------------------------------------
+# where's adjoint, in each float type
+# ---------------------------------------------------------------------------
+
+
+def where_gradient_module(mask, dtype):
+    """@train_gradients returns the gradients of sum(where(mask, x, y) * u)
+    for parameters x and y of `dtype` and the constant `mask`."""
+    t, t32 = tensor_type(SHAPE, dtype), tensor_type(SHAPE, "f32")
+    c = tensor_type(SHAPE, "i1")
+    return "\n".join([
+        "mixprec.parameter @x : %s = #mixprec.zeros" % t,
+        "mixprec.parameter @y : %s = #mixprec.zeros" % t,
+        "func.func @loss(%%u: %s) -> tensor<f32> {" % t,
+        "  %%c = mixprec.constant %s : %s" % (mask_literal(mask), c),
+        "  %%x = mixprec.read @x : %s" % t,
+        "  %%y = mixprec.read @y : %s" % t,
+        "  %%w = mixprec.where %%c, %%x, %%y : %s, %s, %s" % (c, t, t),
+        "  %%m = mixprec.mul %%w, %%u : %s, %s" % (t, t),
+        "  %%m32 = mixprec.cast %%m : %s to %s" % (t, t32),
+        "  %%l = mixprec.reduce_sum %%m32 {dims = array<i64: 0, 1>} : %s"
+        % t32,
+        "  return %l : tensor<f32>",
+        "}",
+        "mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>"])
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+def test_where_adjoint(dtype):
+    # u to the chosen value, 0 to the other: 0 also where the value not
+    # chosen is inf or NaN, and where u is inf (never inf * 0 = NaN).
+    mask = random(SHAPE, "f32", 44) > 0
+    x, y = random(SHAPE, dtype, 45), random(SHAPE, dtype, 46)
+    x[~mask] = INF
+    y[mask] = NAN
+    u = random(SHAPE, dtype, 47)
+    u[0, :2] = INF
+    mask[0, :2] = torch.tensor([True, False])
+    model = compile_mlir(where_gradient_module(mask, dtype), ("--autodiff",))
+    function = model.functions["train_gradients"]
+    named = {"x": x, "y": y, "u": u}
+    outputs = model.call("train_gradients", [to_numpy(named[spec.name])
+                                             for spec in function.inputs])
+    dx, dy = (to_torch(output, dtype) for output in outputs[1:3])
+    expected = autograd(lambda x, y: torch.where(mask, x, y), [x, y], u)
+    assert_close(dx, expected[0], dtype)
+    assert_close(dy, expected[1], dtype)
+    assert (dx[~mask] == 0).all() and (dy[mask] == 0).all()
 
 
 @pytest.fixture(scope="module", autouse=True)

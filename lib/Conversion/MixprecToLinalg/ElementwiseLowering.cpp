@@ -115,6 +115,12 @@ static Value reluBody(ReluOp, OpBuilder &b, Location loc, ValueRange args) {
   return arith::MaximumFOp::create(b, loc, args[0], zero);
 }
 
+/// A select, not a blend: the element not chosen, inf or NaN, never enters
+/// the result (x * c + y * (1 - c) would give inf * 0 = NaN).
+static Value whereBody(WhereOp, OpBuilder &b, Location loc, ValueRange args) {
+  return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+}
+
 static Value geluBody(GeluOp op, OpBuilder &b, Location loc, ValueRange args) {
   Type f32 = b.getF32Type();
   Value x = args[0];
@@ -159,6 +165,7 @@ void mixprec::populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
                ElementwiseLowering<SigmoidOp, sigmoidBody>,
                ElementwiseLowering<SiluOp, siluBody>,
                ElementwiseLowering<ReluOp, reluBody>,
-               ElementwiseLowering<GeluOp, geluBody>, CastLowering,
+               ElementwiseLowering<GeluOp, geluBody>,
+               ElementwiseLowering<WhereOp, whereBody>, CastLowering,
                ConstantLowering>(patterns.getContext());
 }

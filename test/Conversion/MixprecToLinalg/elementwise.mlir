@@ -59,6 +59,44 @@ func.func @abs_bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
 
 // -----
 
+// where: arith.select of the widened elements, the mask's i1 as it is; one
+// rounding back to f16 (exact: the chosen element was f16).
+// CHECK-LABEL: func.func @where_f16(
+// CHECK-SAME:    %[[C:[^:]+]]: tensor<4x8xi1>, %[[X:[^:]+]]: tensor<4x8xf16>, %[[Y:[^:]+]]: tensor<4x8xf16>)
+// CHECK:         %[[W:.+]] = linalg.generic {{.*}} ins(%[[C]], %[[X]], %[[Y]] : tensor<4x8xi1>, tensor<4x8xf16>, tensor<4x8xf16>) outs(%{{.+}} : tensor<4x8xf16>)
+// CHECK-NEXT:    ^bb0(%[[CI:.+]]: i1, %[[XI:.+]]: f16, %[[YI:.+]]: f16, %{{.+}}: f16):
+// CHECK-NEXT:      %[[XW:.+]] = arith.extf %[[XI]] : f16 to f32
+// CHECK-NEXT:      %[[YW:.+]] = arith.extf %[[YI]] : f16 to f32
+// CHECK-NEXT:      %[[S:.+]] = arith.select %[[CI]], %[[XW]], %[[YW]] : f32
+// CHECK-NEXT:      %[[R:.+]] = arith.truncf %[[S]] : f32 to f16
+// CHECK-NEXT:      linalg.yield %[[R]] : f16
+// CHECK:         return %[[W]]
+func.func @where_f16(%c: tensor<4x8xi1>, %x: tensor<4x8xf16>, %y: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %0 = mixprec.where %c, %x, %y : tensor<4x8xi1>, tensor<4x8xf16>, tensor<4x8xf16>
+  return %0 : tensor<4x8xf16>
+}
+
+// -----
+
+// where with a constant mask and mixed values: the mask becomes an
+// arith.constant of i1, the bf16 value is widened, the f32 result is not
+// rounded.
+// CHECK-LABEL: func.func @where_constant_mask(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<2x2xbf16>, %[[Y:[^:]+]]: tensor<2x2xf32>)
+// CHECK:         %[[M:.+]] = arith.constant dense<{{\[}}[true, false], [false, true]]> : tensor<2x2xi1>
+// CHECK:         linalg.generic {{.*}} ins(%[[M]], %[[X]], %[[Y]] : tensor<2x2xi1>, tensor<2x2xbf16>, tensor<2x2xf32>) outs(%{{.+}} : tensor<2x2xf32>)
+// CHECK-NEXT:    ^bb0(%[[CI:.+]]: i1, %[[XI:.+]]: bf16, %[[YI:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:      %[[XW:.+]] = arith.extf %[[XI]] : bf16 to f32
+// CHECK-NEXT:      %[[S:.+]] = arith.select %[[CI]], %[[XW]], %[[YI]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+func.func @where_constant_mask(%x: tensor<2x2xbf16>, %y: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %m = mixprec.constant dense<[[true, false], [false, true]]> : tensor<2x2xi1>
+  %0 = mixprec.where %m, %x, %y : tensor<2x2xi1>, tensor<2x2xbf16>, tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
 // A one-to-one op: its scalar op on the widened elements.
 // CHECK-LABEL: func.func @exp_f16(
 // CHECK:         ^bb0(%[[XI:.+]]: f16, %{{.+}}: f16):

@@ -798,6 +798,53 @@ func.func @f(%a: tensor<4x8xf32>, %b: tensor<4x8xi64>) {
 }
 
 //===----------------------------------------------------------------------===//
+// where
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @f(%c: tensor<4xi1>, %x: tensor<4x8xf32>, %y: tensor<4x8xf32>) {
+  // expected-error @+1 {{'mixprec.where' op failed to verify that all of {condition, result} have same shape}}
+  %0 = mixprec.where %c, %x, %y : tensor<4xi1>, tensor<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%c: tensor<4x8xi1>, %x: tensor<4x8xf32>, %y: tensor<8x4xf32>) {
+  // expected-error @+1 {{operand shapes must match, got [4, 8] and [8, 4]; broadcast explicitly with mixprec.broadcast}}
+  %0 = mixprec.where %c, %x, %y : tensor<4x8xi1>, tensor<4x8xf32>, tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%c: tensor<4x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4x8xf32>) {
+  // expected-error @+1 {{'mixprec.where' op operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4x8xf32>'}}
+  %0 = mixprec.where %c, %x, %y : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%c: tensor<4x8xi1>, %x: tensor<4x8xf32>, %y: tensor<4x8xi32>) {
+  // expected-error @+1 {{'mixprec.where' op operand #2 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4x8xi32>'}}
+  %0 = mixprec.where %c, %x, %y : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xi32>
+  return
+}
+
+// -----
+
+func.func @f(%c: tensor<4x8xi1>, %x: tensor<4x8xf32>, %y: tensor<4x8xf16>) {
+  // expected-error @+2 {{'mixprec.where' op inferred type(s) 'tensor<4x8xf32>' are incompatible with return type(s) of operation 'tensor<4x8xf16>'}}
+  // expected-error @+1 {{'mixprec.where' op failed to infer returned types}}
+  %0 = "mixprec.where"(%c, %x, %y) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // Elementwise unary ops: neg, abs, exp, log, sqrt, rsqrt, tanh, sigmoid,
 // relu, silu, gelu
 //===----------------------------------------------------------------------===//

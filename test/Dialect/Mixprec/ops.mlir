@@ -329,6 +329,31 @@ func.func @pow(%h: tensor<16xf16>, %b: tensor<16xbf16>, %f: tensor<16xf32>, %s: 
   return %0, %1, %2, %3, %4, %5 : tensor<16xf16>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xbf16>, tensor<f16>
 }
 
+// where: an i1 mask of the result's shape; the values follow the binary
+// ops' type rule. Its constant mask is a list of i1 (true/false) or a splat.
+// CHECK-LABEL: func.func @where(
+// CHECK-SAME:    [[H:%[^:]+]]: tensor<2x3xf16>, [[B:%[^:]+]]: tensor<2x3xbf16>, [[F:%[^:]+]]: tensor<2x3xf32>)
+// CHECK-NEXT:    [[M:%.+]] = mixprec.constant dense<{{\[}}[true, false, true], [false, false, true]]> : tensor<2x3xi1>
+// CHECK-NEXT:    [[ALL:%.+]] = mixprec.constant dense<true> : tensor<2x3xi1>
+// CHECK-NEXT:    [[W0:%.+]] = mixprec.where [[M]], [[H]], [[H]] : tensor<2x3xi1>, tensor<2x3xf16>, tensor<2x3xf16>
+// CHECK-NEXT:    [[W1:%.+]] = mixprec.where [[M]], [[F]], [[H]] : tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf16>
+// CHECK-NEXT:    [[W2:%.+]] = mixprec.where [[ALL]], [[H]], [[B]] : tensor<2x3xi1>, tensor<2x3xf16>, tensor<2x3xbf16>
+// CHECK-NEXT:    return [[W0]], [[W1]], [[W2]] : tensor<2x3xf16>, tensor<2x3xf32>, tensor<2x3xf32>
+
+// GENERIC-LABEL: sym_name = "where"
+// GENERIC: "mixprec.where"(%{{.+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) : (tensor<2x3xi1>, tensor<2x3xf16>, tensor<2x3xf16>) -> tensor<2x3xf16>
+// GENERIC: "mixprec.where"(%{{.+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<2x3xf32>
+// GENERIC: "mixprec.where"(%{{.+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}) : (tensor<2x3xi1>, tensor<2x3xf16>, tensor<2x3xbf16>) -> tensor<2x3xf32>
+func.func @where(%h: tensor<2x3xf16>, %b: tensor<2x3xbf16>, %f: tensor<2x3xf32>)
+    -> (tensor<2x3xf16>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %m = mixprec.constant dense<[[true, false, true], [false, false, true]]> : tensor<2x3xi1>
+  %all = mixprec.constant dense<true> : tensor<2x3xi1>
+  %0 = mixprec.where %m, %h, %h : tensor<2x3xi1>, tensor<2x3xf16>, tensor<2x3xf16>
+  %1 = mixprec.where %m, %f, %h : tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf16>
+  %2 = mixprec.where %all, %h, %b : tensor<2x3xi1>, tensor<2x3xf16>, tensor<2x3xbf16>
+  return %0, %1, %2 : tensor<2x3xf16>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
 // -----
 
 //===----------------------------------------------------------------------===//

@@ -1,7 +1,7 @@
 // RUN: mixprec-opt %s -split-input-file --mixprec-autodiff | FileCheck %s
 
 // Adjoints of maximum, minimum, reduce_max, strided slices, eval-mode
-// batch_norm, silu and abs.
+// batch_norm, silu, abs and where.
 
 // maximum and minimum: maximum_grad / minimum_grad in the result type, on
 // the operands cast to it; each operand's gradient is cast back to its own
@@ -205,6 +205,34 @@ func.func @loss() -> tensor<f32> {
   %y = mixprec.abs %x : tensor<4x8xf16>
   %y32 = mixprec.cast %y : tensor<4x8xf16> to tensor<4x8xf32>
   %l = mixprec.reduce_sum %y32 {dims = array<i64: 0, 1>} : tensor<4x8xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// where: the gradient goes to the chosen value through a where of the
+// gradient and zeros (0, not g * 0, on the other side), in the result type;
+// the f16 value's gradient is cast back to f16. The mask gets none.
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK:         [[X:%.+]] = mixprec.read @x : tensor<2x3xf16>
+// CHECK-NEXT:    [[Y:%.+]] = mixprec.read @y : tensor<2x3xf32>
+// CHECK-NEXT:    [[M:%.+]] = mixprec.constant dense<{{\[}}[true, false, true], [false, false, true]]> : tensor<2x3xi1>
+// CHECK-NEXT:    [[W:%.+]] = mixprec.where [[M]], [[X]], [[Y]]
+// CHECK:         [[G:%.+]] = mixprec.broadcast {{.*}} -> tensor<2x3xf32>
+// CHECK-NEXT:    [[ZERO:%.+]] = mixprec.constant dense<0.000000e+00> : tensor<2x3xf32>
+// CHECK-NEXT:    [[DX32:%.+]] = mixprec.where [[M]], [[G]], [[ZERO]] : tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>
+// CHECK-NEXT:    [[DY:%.+]] = mixprec.where [[M]], [[ZERO]], [[G]] : tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.cast [[DX32]] : tensor<2x3xf32> to tensor<2x3xf16>
+// CHECK-NEXT:    return {{%.+}}, [[DX]], [[DY]] : tensor<f32>, tensor<2x3xf16>, tensor<2x3xf32>
+mixprec.parameter @x : tensor<2x3xf16> = #mixprec.zeros
+mixprec.parameter @y : tensor<2x3xf32> = #mixprec.zeros
+func.func @loss() -> tensor<f32> {
+  %x = mixprec.read @x : tensor<2x3xf16>
+  %y = mixprec.read @y : tensor<2x3xf32>
+  %m = mixprec.constant dense<[[true, false, true], [false, false, true]]> : tensor<2x3xi1>
+  %w = mixprec.where %m, %x, %y : tensor<2x3xi1>, tensor<2x3xf16>, tensor<2x3xf32>
+  %l = mixprec.reduce_sum %w {dims = array<i64: 0, 1>} : tensor<2x3xf32>
   return %l : tensor<f32>
 }
 mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>

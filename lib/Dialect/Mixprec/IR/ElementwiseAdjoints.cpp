@@ -109,6 +109,20 @@ LogicalResult PowOp::buildAdjoint(AdjointContext &context,
   return success();
 }
 
+LogicalResult WhereOp::buildAdjoint(AdjointContext &context,
+                                    ArrayRef<Value> resultGradients) {
+  // PyTorch's where backward: g to the chosen value and 0 to the other, also
+  // where that one is inf (a select, never inf * 0); the mask has none.
+  Value g = resultGradients.front();
+  Value condition = getCondition();
+  Value zeros = context.splat(0.0, cast<RankedTensorType>(g.getType()));
+  Value trueGrad = context.create<WhereOp>(condition, g, zeros);
+  Value falseGrad = context.create<WhereOp>(condition, zeros, g);
+  context.accumulateCast(getTrueValue(), trueGrad);
+  context.accumulateCast(getFalseValue(), falseGrad);
+  return success();
+}
+
 LogicalResult NegOp::buildAdjoint(AdjointContext &context,
                                   ArrayRef<Value> resultGradients) {
   context.accumulate(getInput(),

@@ -21,6 +21,7 @@ def Mixprec_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
 def Mixprec_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Mixprec_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I1, I32, I64]>;
 def Mixprec_F32Tensor : StaticShapeTensorOf<[F32]>;
+def Mixprec_I1Tensor : StaticShapeTensorOf<[I1]>;
 // What a buffer can hold: float tensors, integer counters such as the
 // optimizer's step count, and flags such as the loss scaler's.
 def Mixprec_StateTensor : StaticShapeTensorOf<[F32, F16, BF16, I1, I32, I64]>;
@@ -369,6 +370,44 @@ def Mixprec_MinimumOp : Mixprec_BinaryOp<"minimum", Mixprec_PromoteCategory,
                                          "elementwise minimum (NaN wins)">;
 def Mixprec_PowOp : Mixprec_BinaryOp<"pow", Mixprec_FP32Category,
                                      "lhs raised to the power rhs">;
+
+def Mixprec_WhereOp : Mixprec_Op<"where", Mixprec_PromoteCategory, [
+    Pure, Mixprec_InferTypeOpAdaptor,
+    AllShapesMatch<["condition", "result"]>, Mixprec_HasAdjoint]> {
+  let summary = "elementwise choice of two tensors by a mask";
+  let description = [{
+    `true_value` where `condition` holds, else `false_value`, element by
+    element (PyTorch's `torch.where`): the element not chosen never enters
+    the result, so its inf or NaN does not either. `condition` is an i1
+    tensor of the result's shape. The values follow the binary ops' rule:
+    one shape, and the result has the wider float type (f32 when one is f16
+    and the other bf16). The gradient goes to the chosen value, 0 to the
+    other; the condition has none.
+
+    ```mlir
+    %z = mixprec.where %mask, %x, %y : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_I1Tensor:$condition,
+                       Mixprec_FloatTensor:$true_value,
+                       Mixprec_FloatTensor:$false_value);
+  let results = (outs Mixprec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    type($condition) `,` type($true_value) `,` type($false_value)
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      if (::mlir::failed(::mixprec::verifyForInference(context, location,
+                                                       adaptor)))
+        return ::mlir::failure();
+      return ::mixprec::inferElementwiseType(
+          location, {adaptor.getTrueValue(), adaptor.getFalseValue()}, types);
+    }
+  }];
+}
 
 class Mixprec_UnaryOp<string mnemonic, Trait category, string what,
                       list<Trait> traits = []>
