@@ -3,7 +3,8 @@ with PyTorch (same initial weights, same batches, SGD): the losses of every
 step, the trained state (running statistics included) and the eval-mode
 forward match. Functional layers (F.conv2d, F.batch_norm, the pools,
 F.embedding), the arguments of split/chunk/unbind, min, softmax with a
-dtype, x += y, Dropout(p=1), and losses with ignore_index."""
+dtype, x += y, Dropout(p=1), torch.no_grad() on the batch only, and losses
+with ignore_index."""
 import copy
 
 import pytest
@@ -111,6 +112,27 @@ def update_of_a_view(h):
     g = (h * 2).view(ROWS, 2, 3)
     g += 1  # a view, but of a tensor not read again
     return g.reshape(ROWS, FEATURES)
+
+
+def no_grad_on_the_input(h):
+    # Computed from the batch only: no gradient with or without no_grad.
+    with torch.no_grad():
+        scale = h.abs().amax(1, keepdim=True) + 1
+    return h / scale
+
+
+class NoGradInput(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        return self.head(no_grad_on_the_input(x))
+
+
+def test_no_grad_on_the_batch_only_trains_as_pytorch():
+    side_by_side(NoGradInput(), cross_entropy, features_batch())
 
 
 FORMS = {

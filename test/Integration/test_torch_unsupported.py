@@ -355,12 +355,14 @@ def criterion_module(model, x, y):
 class NoGradScale(nn.Module):
     def __init__(self):
         super().__init__()
+        self.linear = nn.Linear(FEATURES, FEATURES)
         self.head = nn.Linear(FEATURES, CLASSES)
 
     def forward(self, x):
+        h = self.linear(x)
         with torch.no_grad():
-            scale = x.abs().amax(1, keepdim=True)  # <- no-grad
-        return self.head(x / scale)
+            scale = h.abs().amax(1, keepdim=True)  # <- no-grad
+        return self.head(h / scale)
 
 
 class NoGradNet(nn.Module):

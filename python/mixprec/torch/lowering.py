@@ -126,6 +126,8 @@ class Lowering:
         self.state_table = state_table
         self.training = training
         self.updated_buffers = set()
+        # Nodes whose value depends on a parameter that requires grad.
+        self._differentiable = set()
         self._rng = None
         self._streams = 0
 
@@ -182,12 +184,15 @@ class Lowering:
                 examples[node] = example
             elif node.op == "get_attr":
                 examples[node] = env[node] = _fetch(self.root, node.target)
+                if getattr(env[node], "requires_grad", False):
+                    self._differentiable.add(node)
                 if isinstance(env[node], torch.nn.Parameter):
                     context = Context(self, node, examples[node])
                     env[node] = context.state(env[node], "parameter")
             elif node.op == "output":
                 return self._outputs(node, env)
             else:
+                self._check_no_grad(node)
                 try:
                     examples[node] = self._evaluate(node, examples)
                 except Exception as error:  # PyTorch refuses it too
@@ -197,6 +202,27 @@ class Lowering:
                                                    error)) from None
                 env[node] = self._lower(node, env, examples[node], examples)
         raise AssertionError("an fx graph ends with its output node")
+
+    def _check_no_grad(self, node):
+        """A value computed under torch.no_grad() from trained parameters
+        would be differentiated through: refused. From inputs and buffers
+        only, it has no gradient either way."""
+        differentiable = any(n in self._differentiable
+                             for n in node.all_input_nodes)
+        if node.op == "call_module":
+            differentiable |= any(p.requires_grad for p in self.root.
+                                  get_submodule(node.target).parameters())
+        if not differentiable:
+            return
+        if node.meta.get("no_grad"):
+            where = ("the loss_fn" if node.meta.get("module_path") is None
+                     else "the model")
+            raise Context(self, node, None).unsupported(
+                "torch.no_grad() inside %s" % where, "on a value computed "
+                "from parameters: the train step has no stop-gradient "
+                "(differentiate through it, or compute it from the batch "
+                "only)")
+        self._differentiable.add(node)
 
     def _outputs(self, node, env):
         for input_node in node.all_input_nodes:

@@ -7,16 +7,16 @@ FUNCTIONS = {}  # callable -> lowering
 METHODS = {}  # Tensor method name -> lowering
 MODULES = {}  # nn.Module type -> lowering
 
+# The operators fx records (the in-place ones: tracing._Proxy).
 _OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
               operator.truediv: "/", operator.matmul: "@",
               operator.pow: "**", operator.neg: "unary -",
               operator.getitem: "[] indexing", operator.floordiv: "//",
-              operator.mod: "%", operator.setitem: "[] assignment",
-              operator.iadd: "+=", operator.isub: "-=", operator.imul: "*=",
-              operator.itruediv: "/=", operator.lt: "<",
-              operator.gt: ">", operator.le: "<=", operator.ge: ">=",
-              operator.eq: "==", operator.ne: "!=", operator.and_: "&",
-              operator.or_: "|", operator.invert: "~"}
+              operator.mod: "%", operator.iadd: "+=", operator.isub: "-=",
+              operator.imul: "*=", operator.itruediv: "/=",
+              operator.lt: "<", operator.gt: ">", operator.le: "<=",
+              operator.ge: ">=", operator.eq: "==", operator.ne: "!=",
+              operator.and_: "&", operator.or_: "|", operator.invert: "~"}
 
 
 def lowers(*targets):

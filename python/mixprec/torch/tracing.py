@@ -28,6 +28,10 @@ RANDOM_METHODS = ("uniform_", "normal_", "bernoulli_", "bernoulli",
                    "random_", "exponential_", "geometric_", "cauchy_",
                    "log_normal_", "multinomial")
 
+# The kinds of node that compute (get_attr and placeholder nodes made under
+# torch.no_grad() are used outside it too).
+_COMPUTATIONS = ("call_function", "call_method", "call_module")
+
 # Tensor factories whose sizes may be traced shapes (a causal mask of
 # x.size(1) rows): recorded as calls, which the importer folds to constants
 # as they depend on no input. Random factories are not here: folding would
@@ -212,26 +216,22 @@ class _Tracer(fx.Tracer):
     def create_proxy(self, kind, target, args, kwargs, name=None,
                      type_expr=None, proxy_factory_fn=None):
         # A module's call is made in its caller's forward.
-        self._check_modes(self._paths[-2] if kind == "call_module" and
-                          len(self._paths) > 1 else self._paths[-1])
+        self._check_autocast(self._paths[-2] if kind == "call_module" and
+                             len(self._paths) > 1 else self._paths[-1])
         proxy = super().create_proxy(kind, target, args, kwargs, name,
                                      type_expr, proxy_factory_fn)
         proxy.node.meta["module_path"] = (
             self._user_path(target) if kind == "call_module"
             else self._paths[-1])
+        if not torch.is_grad_enabled() and kind in _COMPUTATIONS:
+            # Exact unless it computes from trained parameters: the
+            # lowering refuses those (the step has no stop-gradient).
+            proxy.node.meta["no_grad"] = True
         return proxy
 
-
-    def _check_modes(self, path):
-        """Gradient and autocast modes the traced code at `path` sets: the
-        step differentiates everything and chooses precisions itself."""
+    def _check_autocast(self, path):
+        """The step chooses precisions itself."""
         where = "the loss_fn" if path is None else "the model"
-        if not torch.is_grad_enabled():
-            raise UnsupportedError(
-                "torch.no_grad() inside %s" % where, path,
-                _current_source(), "the train step has no stop-gradient: "
-                "compute the value outside the model (a batch tensor) or "
-                "differentiate through it")
         if torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled():
             raise UnsupportedError(
                 "torch.autocast inside %s" % where, path,
