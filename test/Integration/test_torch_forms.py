@@ -108,6 +108,12 @@ def residual_update(h):
     return g
 
 
+def update_after_a_shape_read(h):
+    rows = h.shape[0]
+    h += torch.tanh(h)  # h's shape is read again afterwards, not its data
+    return h.view(rows, -1)
+
+
 def update_of_a_view(h):
     g = (h * 2).view(ROWS, 2, 3)
     g += 1  # a view, but of a tensor not read again
@@ -153,6 +159,7 @@ FORMS = {
     "pow-two": lambda h: h ** 2,
     "in-place-operators": residual_update,
     "in-place-on-a-view": update_of_a_view,
+    "in-place-after-a-shape-read": update_after_a_shape_read,
 }
 
 

@@ -337,7 +337,8 @@ class Lowering:
             aliases = [source]
         position = {n: i for i, n in enumerate(node.graph.nodes)}
         later = [user for alias in aliases for user in alias.users
-                 if position[user] > position[node]]
+                 if position[user] > position[node] and
+                 not _is_type_query(user)]
         if not later:
             return
         if operator_form:
@@ -422,9 +423,17 @@ def _state_viewed(node):
 
 
 def _is_view(node):
-    return bool(node.args) and (
+    return bool(node.args) and not _is_type_query(node) and (
         (node.op == "call_method" and node.target in _VIEWS) or
         (node.op == "call_function" and node.target in _VIEW_FUNCTIONS))
+
+
+def _is_type_query(node):
+    """x.shape, x.size() and the like: they read no data."""
+    if node.op == "call_method":
+        return node.target in _TYPE_QUERIES
+    return (node.op == "call_function" and node.target is getattr and
+            len(node.args) > 1 and node.args[1] in _TYPE_QUERIES)
 
 
 def _aliases(node):
