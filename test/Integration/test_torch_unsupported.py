@@ -435,6 +435,16 @@ class ListOfSplits(nn.Module):
         return self.head(h)
 
 
+class CatOfChunks(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        h = torch.cat(x.chunk(2, 1)[::-1], 1)  # <- cat-of-chunks
+        return self.head(h)
+
+
 # Functional forms and arguments.
 class SoftmaxDouble(nn.Module):
     def __init__(self):
@@ -548,6 +558,8 @@ CASES = {
                 cross_entropy, ""),
     "list-split": ("len(), list() or reversed() of a traced value",
                    ListOfSplits, cross_entropy, ""),
+    "cat-of-chunks": ("the results of split, chunk or unbind passed whole",
+                      CatOfChunks, cross_entropy, ""),
     "softmax-dtype": ("softmax with dtype=torch.float64", SoftmaxDouble,
                       cross_entropy, ""),
     "batch-norm-stats": ("F.batch_norm with running statistics that are not "

@@ -62,6 +62,9 @@ def functional_batch_norm(ctx, input, running_mean, running_var, weight=None,
     """Batch statistics when `training` (the running statistics, buffers of
     the model, are updated in the train step), else the running ones."""
     state = ctx.lowering.state_table
+    if running_mean is None or running_var is None:
+        raise ctx.unsupported("%s without running statistics" % what,
+                              "give it buffers of the model")
     for statistic in (running_mean, running_var):
         if not (isinstance(statistic, torch.Tensor) and
                 state.name_of(statistic) in state.buffers):

@@ -296,7 +296,9 @@ def _trace_error(error, module, source):
     message = (str(error).splitlines() or [type(error).__name__])[0]
     if "cannot be iterated" in message:
         construct = "iterating over a tensor"
-        message = "fx cannot trace a for loop over a tensor or *tensor"
+        message = ("fx cannot trace a for loop, list() or * over a tensor or "
+                   "over the results of split, chunk or unbind: unpack those "
+                   "(a, b = x.split(...)) or index them (parts[0])")
     elif "control flow" in message:
         construct = "data-dependent control flow"
         message = ("a Python if, while, and/or or bool() on a tensor: %s"
@@ -306,6 +308,10 @@ def _trace_error(error, module, source):
         message = ("a tensor's length is x.shape[0]; the results of split, "
                    "chunk or unbind are unpacked (a, b = x.split(...)) or "
                    "indexed (parts[0])")
+    elif isinstance(error, TypeError) and "_Proxy" in message:
+        construct = "the results of split, chunk or unbind passed whole"
+        message = ("fx does not know how many there are: unpack them "
+                   "(a, b = x.split(...)) and pass a list (torch.cat([b, a]))")
     else:
         construct = "this code (%s)" % type(error).__name__
     return UnsupportedError(construct, module, source, message)
