@@ -624,6 +624,16 @@ def test_a_global_hook_is_named():
     assert error.module == ""
 
 
+def test_a_hook_on_a_part_of_a_leaf_module_is_named():
+    # The layer lowers as a whole: its linear1's hook would be dropped.
+    model = nn.Sequential(nn.TransformerEncoderLayer(
+        FEATURES, 2, 16, dropout=0.0, batch_first=True))
+    model[0].linear1.register_forward_pre_hook(lambda module, args: args)
+    error = refusal(model, lambda m, x, y: m(x.unsqueeze(1)).mean())
+    assert error.construct == "a module with a forward pre-hook"
+    assert error.module == "0.linear1"
+
+
 def test_message_reads_as_the_documented_example():
     number, code = marked_line("lstm")
     assert str(refusal(LSTMClassifier())) == (

@@ -202,7 +202,13 @@ class _Tracer(fx.Tracer):
                 module_type_name(module), self._paths[-1],
                 _current_source(), "make it an attribute of the model, or "
                 "call its functional form (torch.nn.functional)") from None
-        self._check_hooks(module, self._user_path(path), _current_source())
+        # A leaf module's parts (a transformer layer's linear1) are
+        # expanded by its lowering: theirs would be dropped too.
+        parts = (module.named_modules() if self.is_leaf_module(module, path)
+                 else [("", module)])
+        for part_path, part in parts:
+            self._check_hooks(part, ".".join(p for p in (
+                self._user_path(path), part_path) if p), _current_source())
         self._paths.append(self._user_path(path))
         try:
             return super().call_module(module, forward, args, kwargs)
