@@ -55,21 +55,44 @@ def float_text(value):
     return mantissa + e + exponent
 
 
+# NaN, inf and -inf of each float type: MLIR reads a hex float literal as
+# the bits of the element type.
+_NONFINITE_BITS = {"f32": ("0x7FC00000", "0x7F800000", "0xFF800000"),
+                   "f16": ("0x7E00", "0x7C00", "0xFC00"),
+                   "bf16": ("0x7FC0", "0x7F80", "0xFF80")}
+
+
+def _element_text(value, dtype):
+    """A float literal of element type `dtype`."""
+    value = float(value)
+    if np.isfinite(value):
+        return float_text(value)
+    nan, inf, negative_inf = _NONFINITE_BITS[dtype]
+    return nan if np.isnan(value) else inf if value > 0 else negative_inf
+
+
+def _bool_lists(values):
+    if isinstance(values, list):
+        return "[%s]" % ", ".join(_bool_lists(v) for v in values)
+    return "true" if values else "false"
+
+
 def dense(tensor, dtype):
     """The `dense<...>` literal of a tensor: a splat when all elements are
-    equal, else its raw little-endian bytes (exact, and short to parse)."""
+    equal, else its raw little-endian bytes (exact, and short to parse); a
+    mask (i1) as nested lists of true/false, the form MLIR prints it in."""
     flat = tensor.reshape(-1)
     if flat.numel() > 0 and bool((flat == flat[0]).all()):
         first = flat[0].item()
         if dtype == "i1":
             return "dense<%s>" % ("true" if first else "false")
         if dtype in FLOAT_TYPES:
-            return "dense<%s>" % float_text(first)
+            return "dense<%s>" % _element_text(first, dtype)
         return "dense<%d>" % int(first)
+    if dtype == "i1":
+        return "dense<%s>" % _bool_lists(tensor.tolist())
     if dtype == "bf16":
         raw = tensor.contiguous().view(torch.int16).numpy().tobytes()
-    elif dtype == "i1":
-        raw = tensor.to(torch.uint8).numpy().tobytes()
     else:
         raw = tensor.contiguous().numpy().tobytes()
     return 'dense<"0x%s">' % raw.hex().upper()
@@ -213,6 +236,16 @@ class Ops:
         return self.w.op("mixprec.%s %s, %s : %s, %s" % (
             name, lhs.name, rhs.name, lhs.type, rhs.type), shape,
             _widest((lhs.dtype, rhs.dtype)))
+
+    def where(self, condition, x, y):
+        """`x` where the i1 `condition` holds, else `y`; the three broadcast
+        numpy-style (a mask is written once, not once per row)."""
+        shape = tuple(torch.broadcast_shapes(condition.shape, x.shape,
+                                             y.shape))
+        condition, x, y = (self.broadcast(v, shape) for v in (condition, x, y))
+        return self.w.op("mixprec.where %s, %s, %s : %s, %s, %s" % (
+            condition.name, x.name, y.name, condition.type, x.type, y.type),
+            shape, _widest((x.dtype, y.dtype)))
 
     def softmax(self, name, x, axis):
         return self.w.op("mixprec.%s %s {axis = %d : i64} : %s" % (

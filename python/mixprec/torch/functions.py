@@ -486,17 +486,14 @@ def _constant_mask(ctx, mask, what):
 @lowers("masked_fill", torch.masked_fill)
 def masked_fill(ctx, input, mask, value):
     x = float_operand(ctx, input)
-    mask = _constant_mask(ctx, mask, "masked_fill").expand(x.shape)
+    mask = _constant_mask(ctx, mask, "masked_fill")
     if isinstance(value, (Value, torch.Tensor)):
         if isinstance(value, Value) or value.dim() != 0:
             raise ctx.unsupported("masked_fill with a tensor value")
         value = value.item()
-    # x * keep + fill, with fill = value where masked: right for infinite
-    # values too (x * 0 + -inf), where x * (1 - m) + value * m is not.
-    keep = ctx.value((~mask).to(torch.float32), x)
-    fill = torch.where(mask, torch.tensor(float(value)), torch.tensor(0.0))
-    return ctx.ops.binary("add", ctx.ops.binary("mul", x, keep),
-                          ctx.value(fill, x))
+    # A select, not arithmetic: x's inf or NaN under the mask (an earlier
+    # masked_fill with -inf) does not reach the result (inf * 0 = NaN).
+    return ctx.ops.where(ctx.value(mask), ctx.value(float(value), x), x)
 
 
 @lowers(torch.where)
@@ -504,8 +501,5 @@ def where(ctx, condition, input=None, other=None):
     if input is None:
         raise ctx.unsupported("torch.where(condition) (nonzero indices)")
     condition = _constant_mask(ctx, condition, "torch.where")
-    shape = ctx.shape()
-    chosen = ctx.value(condition.expand(shape).to(torch.float32))
-    rejected = ctx.value((~condition.expand(shape)).to(torch.float32))
-    return ctx.ops.binary("add", mul(ctx, input, chosen),
-                          mul(ctx, other, rejected))
+    # A select: the value not chosen, inf or NaN, does not reach the result.
+    return ctx.ops.where(ctx.value(condition), *_operands(ctx, input, other))

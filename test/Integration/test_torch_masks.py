@@ -1,0 +1,119 @@
+"""masked_fill and torch.where with constant masks against PyTorch where an
+operand is infinite. The importer selects (mixprec.where) rather than
+blending (x * c + y * (1 - c) gives inf * 0 = NaN), so scores filled with
+-inf by two overlapping masks, torch.where(mask, scores, -inf) and an f16
+-inf fill train as in PyTorch: from the same weights on the same batches,
+the same finite loss at each SGD step and the same parameters after, on the
+CPU and on the CUDA backend (GPU simulator)."""
+import copy
+import os
+import shutil
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import mixprec.torch as mpt
+
+ROWS, FEATURES, KEYS, CLASSES = 8, 12, 10, 4
+STEPS = 4
+LR = 0.5
+
+BUILD = os.environ.get("MIXPREC_BUILD", "build")
+GPUSIM = os.path.abspath(os.path.join(BUILD, "lib", "libmixprec_gpusim.so"))
+PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+# The CUDA runtime opens its driver at the first CUDA call of the process.
+os.environ.setdefault("MIXPREC_LIBCUDA", GPUSIM)
+
+TARGETS = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not (os.path.exists(GPUSIM) and os.path.exists(PTXAS)),
+    reason="needs the GPU simulator and ptxas"))]
+
+
+class TwiceMasked(nn.Module):
+    """Scores filled with -inf by two masks that overlap at key 2 (whose
+    score is -inf when the second fill reads it), then softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.score = nn.Linear(FEATURES, KEYS)
+        self.head = nn.Linear(KEYS, CLASSES)
+
+    def forward(self, x):
+        keys = torch.arange(KEYS)
+        scores = self.score(x).masked_fill(keys < 3, float("-inf"))
+        scores = scores.masked_fill((keys >= 2) & (keys < 5), float("-inf"))
+        return self.head(scores.softmax(dim=-1))
+
+
+class WhereMinusInf(nn.Module):
+    """torch.where(mask, scores, -inf) with a mask over rows and keys that
+    keeps two keys in three of every row, then softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.score = nn.Linear(FEATURES, KEYS)
+        self.head = nn.Linear(KEYS, CLASSES)
+
+    def forward(self, x):
+        rows = torch.arange(x.shape[0])[:, None]
+        keys = torch.arange(KEYS)[None, :]
+        keep = (rows + keys) % 3 != 0
+        scores = torch.where(keep, self.score(x), float("-inf"))
+        return self.head(scores.softmax(dim=-1))
+
+
+class HalfMasked(nn.Module):
+    """masked_fill(-inf) on f16 scores: the fill is f16's -inf."""
+
+    def __init__(self):
+        super().__init__()
+        self.score = nn.Linear(FEATURES, KEYS)
+        self.head = nn.Linear(KEYS, CLASSES)
+
+    def forward(self, x):
+        scores = self.score(x).to(torch.float16)
+        scores = scores.masked_fill(torch.arange(KEYS) % 4 == 1, float("-inf"))
+        return self.head(scores.float().softmax(dim=-1))
+
+
+MODELS = {"masked_fill twice": TwiceMasked, "where -inf": WhereMinusInf,
+          "masked_fill f16": HalfMasked}
+
+
+def cross_entropy(model, x, y):
+    return F.cross_entropy(model(x), y)
+
+
+def batches(count):
+    generator = torch.Generator().manual_seed(3)
+    return [(torch.randn(ROWS, FEATURES, generator=generator),
+             torch.randint(0, CLASSES, (ROWS,), generator=generator))
+            for _ in range(count)]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_infinite_fill_trains_as_pytorch(name, target):
+    torch.manual_seed(0)
+    model = MODELS[name]()
+    reference = copy.deepcopy(model)
+    trainer = mpt.compile(model, cross_entropy, batches(1)[0],
+                          torch.optim.SGD(model.parameters(), lr=LR),
+                          target=target,
+                          arch="sm_90" if target == "cuda" else None)
+    assert "mixprec.where" in trainer.text
+    optimizer = torch.optim.SGD(reference.parameters(), lr=LR)
+    for step, batch in enumerate(batches(STEPS)):
+        optimizer.zero_grad()
+        expected = cross_entropy(reference, *batch)
+        expected.backward()
+        optimizer.step()
+        loss = trainer.step(*batch)
+        assert torch.isfinite(expected)
+        assert loss == pytest.approx(expected.item(), rel=1e-5), step
+    state = trainer.state_dict()
+    for key, value in reference.state_dict().items():
+        assert torch.allclose(state[key], value, rtol=1e-5, atol=1e-6), (
+            key, (state[key] - value).abs().max().item())
