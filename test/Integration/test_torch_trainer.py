@@ -608,3 +608,37 @@ def test_pytorch_continues_from_the_optimizer_state_dict(make_optimizer):
         pytorch_step(continued, continued_optimizer, batch)
         pytorch_step(reference, reference_optimizer, batch)
     assert_state_close(continued.state_dict(), reference.state_dict())
+
+
+class BiasFreeAttention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(8, 2, bias=False,
+                                               batch_first=True)
+        self.head = nn.Linear(8, CLASSES)
+
+    def forward(self, x):
+        out, _ = self.attention(x, x, x, need_weights=False)
+        return self.head(out.mean(dim=1))
+
+
+def test_attention_without_bias_trains_and_runs_in_eval_mode():
+    # PyTorch 1.13's fast path (eval mode, no gradients) fails on it; the
+    # importer's eager runs keep gradients on.
+    torch.manual_seed(0)
+    model = BiasFreeAttention()
+    reference = copy.deepcopy(model)
+    generator = torch.Generator().manual_seed(5)
+    data = [(torch.randn(ROWS, 5, 8, generator=generator),
+             torch.randint(0, CLASSES, (ROWS,), generator=generator))
+            for _ in range(3)]
+    trainer = mpt.compile(model, cross_entropy, example_batch=data[0],
+                          optimizer=torch.optim.SGD(model.parameters(),
+                                                    lr=0.1))
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for batch in data:
+        expected = pytorch_step(reference, optimizer, batch)
+        assert trainer.step(*batch) == pytest.approx(expected, rel=1e-4)
+    x = data[0][0][:3]
+    torch.testing.assert_close(trainer.forward(x), reference.eval()(x),
+                               rtol=1e-5, atol=1e-6)

@@ -85,11 +85,18 @@ def _record_call(model, loss_fn, batch):
 
     model.forward = recording  # the instance's forward, called by __call__
     try:
-        with torch.no_grad():
+        with _eager():
             loss_fn(model, *batch)
     finally:
         del model.forward
     return calls[0] if calls else None
+
+
+def _eager():
+    """Gradients on for the eager runs: PyTorch 1.13 takes attention's
+    fast path without them, which fails on nn.MultiheadAttention without
+    bias. The runs are on copies; their graphs are dropped with them."""
+    return torch.enable_grad()
 
 
 def _copy(model):
@@ -127,10 +134,13 @@ def _rows_independent(model, call):
     half = rows // 2
     evaluated = _copy(model).eval()
     try:
-        with torch.no_grad():
+        with _eager():
             whole = _flat(call(evaluated, *inputs))
             first = _flat(call(evaluated, *[t[:half] for t in inputs]))
             rest = _flat(call(evaluated, *[t[half:] for t in inputs]))
+        whole, first, rest = ([t.detach() if isinstance(t, torch.Tensor)
+                               else t for t in outputs]
+                              for outputs in (whole, first, rest))
     except Exception:  # a forward that only takes its own batch size
         return False
     if not all(isinstance(t, torch.Tensor) for t in whole + first + rest):
@@ -186,7 +196,7 @@ def import_model(model, loss_fn, example_batch, optimizer):
         outputs = forward.run(call.tensors)
         functions_text += forward.writer.text(outputs)
         forward_reads = forward.writer.reads
-        with torch.no_grad():
+        with _eager():
             output_keys = _output_keys(call(evaluated, *call.tensors))
 
     trained = set(translation.trained)
