@@ -12,24 +12,13 @@ import mixprec
 import reference_models
 from harness import compile_mlir, snapshot, to_numpy
 from mixprec import ModelError
+from mlir_text import linear_sum_model
 from test_train_step import mlp_source
 
 # Every test runs on the CPU library and on its CUDA build (simulated).
 pytestmark = pytest.mark.usefixtures("backend")
 
-# loss = sum(x . w): autocast runs the matmul in f16, so a batch value above
-# 65504 overflows (Inf once cast) and every gradient of w is Inf or NaN.
-LINEAR = """
-mixprec.parameter @w : tensor<4x1xf32> = #mixprec.ones
-func.func @loss(%x: tensor<1x4xf32>) -> tensor<f32> {
-  %w = mixprec.read @w : tensor<4x1xf32>
-  %y = mixprec.matmul %x, %w : tensor<1x4xf32>, tensor<4x1xf32> -> tensor<1x1xf32>
-  %l = mixprec.reduce_sum %y {dims = array<i64: 0, 1>} : tensor<1x1xf32>
-  return %l : tensor<f32>
-}
-mixprec.train_step @train forward @loss optimizer OPTIMIZER
-"""
-
+# The batches of mlir_text.linear_sum_model: one clean, one that overflows.
 CLEAN = np.full((1, 4), 0.01, np.float32)
 OVERFLOW = np.array([[1e5, 0.01, 0.01, 0.01]], np.float32)
 
@@ -45,7 +34,7 @@ def test_loss_scale_rule_step_for_step():
     # init 1024, growth every 2 clean steps, hysteresis 2, scale in
     # [256, 4096]. Expected (scale, tracker, hysteresis left, skipped)
     # after each step, worked out by hand from docs/design.md section 1.
-    model = compile_mlir(LINEAR.replace("OPTIMIZER", "#mixprec.adam<>"), (
+    model = compile_mlir(linear_sum_model("#mixprec.adam<>"), (
         "--amp=precision=f16 init-scale=1024 growth-interval=2 "
         "hysteresis=2 min-scale=256 max-scale=4096",))
     script = [
@@ -157,7 +146,7 @@ def test_lost_update_shown_and_fixed_by_master_weights():
     for name, option in (("fp16 weights", "--amp=precision=f16 "
                           "master-weights=none loss-scaling=none"),
                          ("fp32 masters", "--amp=precision=f16")):
-        model = compile_mlir(LINEAR.replace("OPTIMIZER", "#mixprec.sgd<>"), (option,))
+        model = compile_mlir(linear_sum_model("#mixprec.sgd<>"), (option,))
         trainer = model.trainer()
         dtype = {s.name: s.numpy_dtype for s in model.state}["w"]
         for _ in range(1000):
@@ -300,7 +289,7 @@ def test_gradient_clipping_uses_the_unscaled_global_norm(options):
     # loss = sum(x . w) with x = (3, 4, 0, 0): the gradient of w is x, of
     # L2 norm 5, clipped to norm 1 (PyTorch's clip_grad_norm_: times
     # 1 / (5 + 1e-6)). One plain SGD step with lr 1.
-    model = compile_mlir(LINEAR.replace("OPTIMIZER", "#mixprec.sgd<>"),
+    model = compile_mlir(linear_sum_model("#mixprec.sgd<>"),
                          ("--amp=" + options,))
     trainer = model.trainer()
     trainer.step([np.array([[3.0, 4.0, 0.0, 0.0]], np.float32)], 1.0)

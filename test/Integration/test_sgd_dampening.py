@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from harness import compile_mlir, random, snapshot, to_numpy
+from mlir_text import linear_sum_model
 
 # Every test runs on the CPU library and on its CUDA build (simulated).
 pytestmark = pytest.mark.usefixtures("backend")
@@ -100,23 +101,11 @@ def test_dampened_sgd_matches_pytorch_step_for_step(case):
                        step)
 
 
-# loss = sum(x w): autocast runs the matmul in f16, so its gradient is x
+# With mlir_text.linear_sum_model, the gradient under f16 autocast is x
 # rounded to f16, exactly (the scale is a power of two), and a batch value
 # above 65504 overflows and skips the step.
-LINEAR = """
-mixprec.parameter @w : tensor<4x1xf32> = #mixprec.zeros
-func.func @loss(%x: tensor<1x4xf32>) -> tensor<f32> {
-  %w = mixprec.read @w : tensor<4x1xf32>
-  %y = mixprec.matmul %x, %w : tensor<1x4xf32>, tensor<4x1xf32> -> tensor<1x1xf32>
-  %l = mixprec.reduce_sum %y {dims = array<i64: 0, 1>} : tensor<1x1xf32>
-  return %l : tensor<f32>
-}
-mixprec.train_step @train forward @loss optimizer OPTIMIZER
-"""
-
-
 def test_first_step_not_skipped_sets_the_buffer_under_loss_scaling():
-    model = compile_mlir(LINEAR.replace("OPTIMIZER", SGD % ""),
+    model = compile_mlir(linear_sum_model(SGD % "", "#mixprec.zeros"),
                          ("--amp=precision=f16 init-scale=1024",))
     w = torch.nn.Parameter(random((4, 1), "f32", 3))
     optimizer = torch.optim.SGD([w], lr=LR, **REFERENCE_SGD)

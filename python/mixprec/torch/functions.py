@@ -220,24 +220,23 @@ def get_attribute(ctx, obj, name):
 
 # Normalization. F.softmax's third parameter is _stacklevel, torch.softmax's
 # and Tensor.softmax's is dtype.
-@lowers(F.softmax)
-def functional_softmax(ctx, input, dim=None, _stacklevel=3, dtype=None):
-    return _softmax(ctx, "softmax", input, dim, dtype)
+def _softmax_lowerings(name, functional, function):
+    """Registers the lowerings of F.<name> and of torch.<name> /
+    Tensor.<name>; returns the latter."""
+    def lower_functional(ctx, input, dim=None, _stacklevel=3, dtype=None):
+        return _softmax(ctx, name, input, dim, dtype)
+
+    def lower(ctx, input, dim, dtype=None):
+        return _softmax(ctx, name, input, dim, dtype)
+
+    lowers(functional)(lower_functional)
+    lowers(function, name)(lower)
+    return lower
 
 
-@lowers(torch.softmax, "softmax")
-def softmax(ctx, input, dim, dtype=None):
-    return _softmax(ctx, "softmax", input, dim, dtype)
-
-
-@lowers(F.log_softmax)
-def functional_log_softmax(ctx, input, dim=None, _stacklevel=3, dtype=None):
-    return _softmax(ctx, "log_softmax", input, dim, dtype)
-
-
-@lowers(torch.log_softmax, "log_softmax")
-def log_softmax(ctx, input, dim, dtype=None):
-    return _softmax(ctx, "log_softmax", input, dim, dtype)
+softmax = _softmax_lowerings("softmax", F.softmax, torch.softmax)
+log_softmax = _softmax_lowerings("log_softmax", F.log_softmax,
+                                 torch.log_softmax)
 
 
 def _softmax(ctx, name, input, dim, dtype):

@@ -324,14 +324,7 @@ class Lowering:
                 not isinstance(examples.get(source), torch.Tensor):
             return  # x += 1 on a number (a shape) rebinds x
         if operator_form:
-            state = _state_viewed(source)
-            if state is not None:
-                tensor = _fetch(self.root, state.target)
-                raise context.unsupported(
-                    "%s on the model's tensor '%s'" % (
-                        name, self.state_table.name_of(tensor) or
-                        state.target), "the module's state is updated only "
-                    "by the optimizer and batch norm")
+            self._refuse_state_update(context, name, source)
             aliases = _aliases(source)
         else:
             aliases = [source]
@@ -361,14 +354,21 @@ class Lowering:
                 "%s of a constant tensor" % name, "its random numbers would "
                 "be drawn once, at import, and be constants of the step")
         if node.op == "call_method" and node.target.endswith("_"):
-            state = _state_viewed(node.args[0])
-            if state is not None:
-                tensor = _fetch(self.root, state.target)
-                raise context.unsupported(
-                    "in-place method %s on the model's tensor '%s'" % (
-                        name, self.state_table.name_of(tensor) or
-                        state.target), "the module's state is updated "
-                    "only by the optimizer and batch norm")
+            self._refuse_state_update(context, "in-place method " + name,
+                                      node.args[0])
+
+    def _refuse_state_update(self, context, what, target):
+        """Refuses `what` when `target` is (a view of) a parameter or
+        buffer of the model."""
+        state = _state_viewed(target)
+        if state is None:
+            return
+        tensor = _fetch(self.root, state.target)
+        raise context.unsupported(
+            "%s on the model's tensor '%s'" % (
+                what, self.state_table.name_of(tensor) or state.target),
+            "the module's state is updated only by the optimizer and batch "
+            "norm")
 
     @staticmethod
     def _call(lowering, context, args, kwargs, name):
