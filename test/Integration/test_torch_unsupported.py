@@ -205,6 +205,26 @@ class Counter(nn.Module):
         return self.linear(x)
 
 
+class AssigningCounter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", torch.zeros(()))
+        self.linear = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        self.calls += 1  # <- assign-buffer
+        return self.linear(x)
+
+
+class AssigningNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.counter = AssigningCounter()
+
+    def forward(self, x):
+        return self.counter(x)
+
+
 class CountingNet(nn.Module):
     def __init__(self):
         super().__init__()
@@ -520,6 +540,8 @@ CASES = {
     "inplace-buffer": ("in-place method Tensor.add_ on the model's tensor "
                        "'counter.calls'", CountingNet, cross_entropy,
                        "counter"),
+    "assign-buffer": ("assigning to the buffer 'calls' in forward",
+                      AssigningNet, cross_entropy, "counter"),
     "inplace-reuse": ("module torch.nn.ReLU with inplace=True on a tensor "
                       "read again afterwards", ReusedActivation,
                       cross_entropy, "act"),

@@ -5,6 +5,7 @@ import dis
 import functools
 import inspect
 import operator
+import re
 import sys
 import traceback
 
@@ -314,6 +315,12 @@ def _trace_error(error, module, source):
         message = ("a tensor's length is x.shape[0]; the results of split, "
                    "chunk or unbind are unpacked (a, b = x.split(...)) or "
                    "indexed (parts[0])")
+    elif re.match(r"cannot assign '.*' as (buffer|parameter) '", message):
+        kind, name = re.search(r"as (buffer|parameter) '([^']*)'",
+                               message).groups()
+        construct = "assigning to the %s '%s' in forward" % (kind, name)
+        message = ("the module's state is updated only by the optimizer and "
+                   "batch norm")
     elif isinstance(error, TypeError) and "_Proxy" in message:
         construct = "the results of split, chunk or unbind passed whole"
         message = ("fx does not know how many there are: unpack them "
