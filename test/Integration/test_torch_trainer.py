@@ -642,3 +642,192 @@ def test_attention_without_bias_trains_and_runs_in_eval_mode():
     x = data[0][0][:3]
     torch.testing.assert_close(trainer.forward(x), reference.eval()(x),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_changing_a_setting_other_than_lr_is_refused():
+    model = mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    data = batches(2)
+    trainer = mpt.compile(model, cross_entropy, example_batch=data[0],
+                          optimizer=optimizer)
+    trainer.step(*data[0])
+    before = trainer.state_dict()
+    optimizer.param_groups[0]["momentum"] = 0.5
+    with pytest.raises(mpt.UnsupportedError,
+                       match=r"changing momentum of torch.optim.SGD after "
+                       r"mpt.compile \(group 0: momentum 0.9 -> 0.5\)"):
+        trainer.step(*data[1])
+    assert_state_equal(trainer.state_dict(), before)
+    optimizer.param_groups[0]["momentum"] = 0.9
+    trainer.step(*data[1])
+
+
+def test_one_cycle_lr_needs_cycle_momentum_off():
+    model = mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    data = batches(4)
+    trainer = mpt.compile(model, cross_entropy, example_batch=data[0],
+                          optimizer=optimizer)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.5,
+                                                    total_steps=10)
+    with pytest.raises(mpt.UnsupportedError, match="cycle_momentum=False"):
+        trainer.step(*data[0])
+    # Without cycling momentum it is PyTorch's schedule.
+    model = mlp()
+    reference = copy.deepcopy(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    trainer = mpt.compile(model, cross_entropy, example_batch=data[0],
+                          optimizer=optimizer)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(
+        optimizer, 0.5, total_steps=10, cycle_momentum=False)
+    reference_optimizer = torch.optim.SGD(reference.parameters(), lr=0.1,
+                                          momentum=0.9)
+    reference_scheduler = torch.optim.lr_scheduler.OneCycleLR(
+        reference_optimizer, 0.5, total_steps=10, cycle_momentum=False)
+    for batch in data:
+        expected = pytorch_step(reference, reference_optimizer, batch)
+        assert trainer.step(*batch) == pytest.approx(expected, rel=1e-4)
+        scheduler.step()
+        reference_scheduler.step()
+    assert_state_close(trainer.state_dict(), reference.state_dict())
+
+
+def test_optimizer_state_for_some_parameters_only_is_refused():
+    model = mlp()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    # A first stage that trained the head only.
+    model[0].weight.requires_grad_(False)
+    model[0].bias.requires_grad_(False)
+    pytorch_step(model, optimizer, batches(1)[0])
+    model[0].weight.requires_grad_(True)
+    model[0].bias.requires_grad_(True)
+    with pytest.raises(mpt.UnsupportedError,
+                       match="optimizer state for some parameters only "
+                       r"\('2.weight' has state, '0.weight' has none\)"):
+        mpt.compile(model, cross_entropy, example_batch=batches(1)[0],
+                    optimizer=optimizer)
+
+
+class SpareHead(nn.Module):
+    """A classifier with a head the loss never uses, in the optimizer."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(FEATURES, CLASSES)
+        self.spare = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def test_a_parameter_the_loss_never_reads_keeps_its_optimizer_state():
+    torch.manual_seed(0)
+    model = SpareHead()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    data = batches(3)
+    pytorch_step(model, optimizer, data[0])  # the spare head gets no state
+    reference = copy.deepcopy(model)
+    reference_optimizer = torch.optim.Adam(reference.parameters(), lr=0.01)
+    reference_optimizer.load_state_dict(optimizer.state_dict())
+    trainer = mpt.compile(model, cross_entropy, example_batch=data[0],
+                          optimizer=optimizer)
+    for batch in data[1:]:
+        expected = pytorch_step(reference, reference_optimizer, batch)
+        assert trainer.step(*batch) == pytest.approx(expected, rel=1e-4)
+    assert_state_close(trainer.state_dict(), reference.state_dict())
+    state = trainer.optimizer_state_dict()
+    expected = reference_optimizer.state_dict()
+    assert sorted(state["state"]) == sorted(expected["state"])
+    for index, entry in expected["state"].items():
+        for key, value in entry.items():
+            torch.testing.assert_close(state["state"][index][key], value,
+                                       rtol=1e-5, atol=1e-6)
+
+
+class SequenceClassifier(nn.Module):
+    """Sequence-first tokens to one row per sequence, and a scalar."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.TransformerEncoderLayer(FEATURES, 2, 32,
+                                                  dropout=0.0)
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, tokens):
+        h = self.encoder(tokens)
+        return self.head(h.mean(dim=0)), (h * h).mean()
+
+
+def test_a_forward_whose_rows_are_not_the_inputs_runs_at_its_shape():
+    torch.manual_seed(0)
+    model = SequenceClassifier()
+    tokens = torch.randn(5, ROWS, FEATURES)  # [sequence, batch, features]
+    labels = torch.randint(0, CLASSES, (ROWS,))
+    trainer = mpt.compile(
+        model, lambda m, x, y: F.cross_entropy(m(x)[0], y) + m(x)[1] * 0.0,
+        example_batch=(tokens, labels),
+        optimizer=torch.optim.SGD(model.parameters(), lr=0.01))
+    logits, energy = trainer.forward(tokens)
+    expected_logits, expected_energy = model.eval()(tokens)
+    torch.testing.assert_close(logits, expected_logits, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(energy, expected_energy, rtol=1e-4, atol=1e-5)
+
+
+class NonPersistentNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(FEATURES, CLASSES)
+        self.norm = nn.BatchNorm1d(CLASSES)
+        self.norm.running_mean = None  # replaced by a non-persistent one
+        self.norm.register_buffer("running_mean", torch.zeros(CLASSES),
+                                  persistent=False)
+
+    def forward(self, x, scale):
+        return self.norm(self.fc(x)) * scale
+
+
+def test_python_numbers_and_non_persistent_buffers():
+    torch.manual_seed(0)
+    model = NonPersistentNorm()
+    reference = copy.deepcopy(model)
+    data = batches(3)
+    loss = lambda m, x, y, scale: F.cross_entropy(m(x, scale), y)  # noqa
+    trainer = mpt.compile(model, loss, example_batch=data[0] + (2.0,),
+                          optimizer=torch.optim.SGD(model.parameters(),
+                                                    lr=0.1))
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for x, y in data:
+        optimizer.zero_grad()
+        expected = loss(reference, x, y, 2.0)
+        expected.backward()
+        optimizer.step()
+        assert trainer.step(x, y, 2.0) == pytest.approx(expected.item(),
+                                                        rel=1e-4)
+    assert "norm.running_mean" not in trainer.state_dict()
+    assert_state_close(trainer.state_dict(), reference.state_dict())
+
+
+class Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(CLASSES, FEATURES)
+        self.head = nn.Linear(FEATURES, CLASSES, bias=False)
+        self.head.weight = self.embed.weight
+
+    def forward(self, tokens):
+        return self.head(self.embed(tokens))
+
+
+def test_tied_keys_load_as_pytorch_does_the_last_one_wins():
+    torch.manual_seed(0)
+    model = Tied()
+    tokens = torch.randint(0, CLASSES, (ROWS,))
+    trainer = mpt.compile(model, cross_entropy, example_batch=(tokens, tokens),
+                          optimizer=torch.optim.SGD(model.parameters(),
+                                                    lr=0.1))
+    state = trainer.state_dict()
+    state["head.weight"] = torch.zeros(CLASSES, FEATURES)
+    trainer.load_state_dict(state)
+    model.load_state_dict(state)
+    assert torch.equal(model.embed.weight, torch.zeros(CLASSES, FEATURES))
+    assert_state_equal(trainer.state_dict(), model.state_dict())

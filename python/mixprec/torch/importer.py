@@ -158,9 +158,24 @@ def _rows_independent(model, call):
     return True
 
 
+def _example_tensors(example_batch):
+    if not isinstance(example_batch, (tuple, list)):
+        raise ValueError("example_batch is a tuple of the loss function's "
+                         "batch tensors, e.g. (x, y); got %s" %
+                         type(example_batch).__name__)
+    tensors = []
+    for index, value in enumerate(example_batch):
+        try:
+            tensors.append(torch.as_tensor(value))
+        except (TypeError, RuntimeError, ValueError):
+            raise ValueError("example_batch[%d] is not a tensor: %r" % (
+                index, value)) from None
+    return tensors
+
+
 def import_model(model, loss_fn, example_batch, optimizer):
     _check_module(model)
-    batch = [torch.as_tensor(x) for x in example_batch]
+    batch = _example_tensors(example_batch)
     for index, tensor in enumerate(batch):
         if tensor.dtype not in MLIR_TYPES:
             raise UnsupportedError(

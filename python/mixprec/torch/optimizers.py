@@ -87,6 +87,11 @@ class Translation:
                                    reason="the train step has no max of "
                                    "second moments")
         decay, self.undecayed = _decay(groups, what)
+        # What the train step compiled in (schedulers add keys of their
+        # own, such as initial_lr and max_lr, which are not compared).
+        self._keys = keys + ("weight_decay",)
+        self._compiled = self._settings()
+        self._what = what
         self.learning_rate()  # groups of different rates are refused now
         if kind is torch.optim.SGD:
             self.moments = ("momentum_buffer",) if settings["momentum"] else ()
@@ -107,9 +112,27 @@ class Translation:
                     float_text(beta2), float_text(settings["eps"]),
                     float_text(decay)))
 
+    def _settings(self):
+        return [{key: repr(group.get(key)) for key in self._keys}
+                for group in self.optimizer.param_groups]
+
     def learning_rate(self):
         """The learning rate every group has now (a scheduler may have
-        changed it); groups with different rates are refused."""
+        changed it); groups with different rates are refused, and so is a
+        change of any other setting, which the step compiled in."""
+        for index, (now, compiled) in enumerate(zip(self._settings(),
+                                                    self._compiled)):
+            changed = sorted(key for key in set(now) | set(compiled)
+                             if now.get(key) != compiled.get(key))
+            if changed:
+                raise UnsupportedError(
+                    "changing %s of %s after mpt.compile (group %d: %s)" % (
+                        ", ".join(changed), self._what, index, ", ".join(
+                            "%s %s -> %s" % (k, compiled.get(k), now.get(k))
+                            for k in changed)),
+                    reason="only the learning rate is read at each step; a "
+                    "scheduler that cycles momentum needs cycle_momentum="
+                    "False, or compile again")
         rates = {group["lr"] for group in self.optimizer.param_groups}
         if len(rates) > 1:
             raise UnsupportedError(
@@ -117,25 +140,35 @@ class Translation:
                 sorted(rates), reason="the train step takes one rate")
         return float(rates.pop())
 
-    def initial_state(self, names):
+    def initial_state(self, names, held):
         """{state name: tensor} of the optimizer's existing state (moments
-        and the step count), for the train step's buffers."""
+        and the step count) for the train step's buffers; `held` are the
+        parameters the library trains (not those the loss never reads).
+        State for some of them only is refused: PyTorch starts each
+        parameter at its own first step, the train step keeps one count."""
         values = {}
         steps = set()
+        with_state, without = [], []
         for group in self.optimizer.param_groups:
             for parameter in group["params"]:
-                state = self.optimizer.state.get(parameter)
-                if not state:
-                    continue
                 name = names[id(parameter)]
-                if name not in self.trained:
+                if name not in held:
                     continue
-                for moment in self.moments:
-                    if state.get(moment) is not None:
-                        values["%s.%s.%s" % (STEP, name, moment)] = \
-                            state[moment]
+                state = self.optimizer.state.get(parameter) or {}
+                moments = {m: state.get(m) for m in self.moments
+                           if state.get(m) is not None}
+                (with_state if moments or "step" in state
+                 else without).append(name)
+                for moment, value in moments.items():
+                    values["%s.%s.%s" % (STEP, name, moment)] = value
                 if "step" in state:
                     steps.add(int(torch.as_tensor(state["step"]).item()))
+        if with_state and without and self.moments:
+            raise UnsupportedError(
+                "optimizer state for some parameters only ('%s' has state, "
+                "'%s' has none)" % (with_state[0], without[0]),
+                reason="the train step keeps one step count for all "
+                "parameters; PyTorch starts each at its own first step")
         if len(steps) > 1:
             raise UnsupportedError(
                 "optimizer state with different step counts %s" %
@@ -147,18 +180,22 @@ class Translation:
             values["%s.step_count" % STEP] = torch.tensor(1)
         return values
 
-    def state_dict(self, names, read):
+    def state_dict(self, names, read, held):
         """The optimizer's `state_dict()` (PyTorch's format, loadable with
         `optimizer.load_state_dict`) holding the train step's moments and
-        step count; `read(name)` gives a state tensor of the library."""
+        step count for the parameters in `held` (those the library
+        trains; the others keep the optimizer's own state); `read(name)`
+        gives a state tensor of the library."""
         result = self.optimizer.state_dict()
         step = int(read("%s.step_count" % STEP))
-        state = {}
         parameters = [p for group in self.optimizer.param_groups
                       for p in group["params"]]
         for index, parameter in enumerate(parameters):
             name = names[id(parameter)]
-            if name not in self.trained or step == 0:
+            if name not in held:
+                continue
+            result["state"].pop(index, None)
+            if step == 0:
                 continue  # PyTorch keeps no state before a step
             entry = {moment: read("%s.%s.%s" % (STEP, name, moment))
                      for moment in self.moments}
@@ -166,6 +203,5 @@ class Translation:
                 entry.setdefault("momentum_buffer", None)
             else:
                 entry["step"] = torch.tensor(float(step))
-            state[index] = entry
-        result["state"] = state
+            result["state"][index] = entry
         return result

@@ -321,6 +321,11 @@ def _trace_error(error, module, source):
         construct = "assigning to the %s '%s' in forward" % (kind, name)
         message = ("the module's state is updated only by the optimizer and "
                    "batch norm")
+    elif re.search(r"(float|int|bool)\(\) argument must be", message):
+        construct = "a Python number of a traced value (%s())" % (
+            message.split("(")[0])
+        message = ("numbers of shapes are used directly: loss / x.shape[0], "
+                   "not loss / float(x.shape[0])")
     elif isinstance(error, TypeError) and "_Proxy" in message:
         construct = "the results of split, chunk or unbind passed whole"
         message = ("fx does not know how many there are: unpack them "

@@ -98,10 +98,15 @@ class Trainer:
             canonical.setdefault(id(tensor), key)
         self._names = {key: canonical[id(t)] for key, t in self._state.items()}
         self._held = set(imported.parameters) | set(imported.buffers)
+        # Non-persistent buffers are not in the state dict but are state.
+        tensors = dict(module.named_buffers())
+        tensors.update(module.named_parameters())
         for name in self._held:
-            self._trainer.set(name, _to_numpy(self._state[name]))
-        names = {id(p): n for n, p in module.named_parameters()}
-        for name, value in self._optimizer.initial_state(names).items():
+            self._trainer.set(name, _to_numpy(tensors[name]))
+        self._parameter_names = {id(p): n for n, p in
+                                 module.named_parameters()}
+        for name, value in self._optimizer.initial_state(
+                self._parameter_names, set(imported.parameters)).items():
             self._trainer.set(name, _to_numpy(value))
 
     def _batch(self, batch, expected, what):
@@ -114,6 +119,8 @@ class Trainer:
                 what, len(expected), len(batch)))
         arrays = []
         for index, (value, (dtype, shape)) in enumerate(zip(batch, expected)):
+            if not isinstance(value, (torch.Tensor, np.ndarray)):
+                value = torch.as_tensor(value)  # as the example batch was
             got_dtype = _dtype_of(value)
             got_shape = tuple(np.shape(value))
             if what == "step" or what == "forward of this module":
@@ -165,7 +172,10 @@ class Trainer:
             # Its rows cannot run in chunks: dim 0 is not a batch dim.
             what = "forward of this module"
         arrays = self._batch(inputs, self._imported.forward_inputs, what)
-        outputs = self._trainer.evaluate("forward", arrays)
+        if self._imported.forward_rows_independent:
+            outputs = self._trainer.evaluate("forward", arrays)
+        else:
+            outputs = self._call_forward(arrays)
         specs = self.library.function("forward").outputs
         results = [_to_torch(o, _torch_dtype(s.dtype))
                    for o, s in zip(outputs, specs)]
@@ -173,6 +183,16 @@ class Trainer:
         if keys is not None:
             return dict(zip(keys, results))
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _call_forward(self, arrays):
+        """@forward on the trainer's state and `arrays`, at the compiled
+        shapes (mixprec_trainer_evaluate splits rows)."""
+        caller = iter(arrays)
+        state = self._trainer.state
+        inputs = [self._trainer.get(spec.name) if spec.name in state
+                  else next(caller)
+                  for spec in self.library.function("forward").inputs]
+        return self.library.call("forward", inputs)
 
     def state_dict(self):
         """The module's state_dict with the trained values (torch
@@ -190,12 +210,11 @@ class Trainer:
         """The optimizer's state dict with the trained moments and step
         count, in PyTorch's format: `optimizer.load_state_dict(...)` lets
         torch.optim continue where the trainer is."""
-        names = {id(p): n for n, p in self.module.named_parameters()}
-
         def read(name):
             return torch.from_numpy(self._trainer.get(name).copy())
 
-        return self._optimizer.state_dict(names, read)
+        return self._optimizer.state_dict(self._parameter_names, read,
+                                          set(self._imported.parameters))
 
     def load_state_dict(self, state_dict):
         """Sets the trained state from a state dict of the module (its
@@ -224,8 +243,8 @@ class Trainer:
                         "unused), so its value cannot change; compile "
                         "again to use the new value" % key)
                 continue
-            if name == key:
-                values[name] = _to_numpy(value.to(tensor.dtype))
+            # Tied keys: the last one wins, as in module.load_state_dict.
+            values[name] = _to_numpy(value.to(tensor.dtype))
         for name, value in values.items():
             self._trainer.set(name, value)
 
