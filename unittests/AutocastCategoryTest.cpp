@@ -76,6 +76,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.sigmoid", AutocastCategory::Follow},
       {"mixprec.neg", AutocastCategory::Follow},
       {"mixprec.abs", AutocastCategory::Follow},
+      {"mixprec.clamp", AutocastCategory::Follow},
       {"mixprec.sqrt", AutocastCategory::Follow},
       {"mixprec.reduce_max", AutocastCategory::Follow},
       {"mixprec.reshape", AutocastCategory::Follow},

@@ -105,6 +105,23 @@ func.func @f(%%x: %s) -> (%s, %s) {
     assert_close(maximum, torch.maximum(x, x), "f32")
 
 
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+@pytest.mark.parametrize("low,high", [(-0.5, 0.75), (0.0, None),
+                                      (None, 0.1), (-1e6, 1e6)])
+def test_clamp(low, high, dtype):
+    # Ties on the bounds, NaN (stays NaN, as torch.clamp) and +-inf; a bound
+    # 0.1 that f16 and bf16 round, and bounds beyond f16's range.
+    x = random(SHAPE, dtype, 8, scale=2.0)
+    x[0, :6] = torch.tensor([-0.5, 0.75, float("nan"), float("inf"),
+                             -float("inf"), 0.0])
+    attrs = "{%s} " % ", ".join(
+        "%s = %r : f64" % (name, bound)
+        for name, bound in (("min", low), ("max", high)) if bound is not None)
+    (y,) = run(unary_module("clamp", dtype, attrs), "f", [x])
+    assert_close(y, torch.clamp(x.float(), low, high), dtype)
+    assert torch.isnan(y[0, 2])
+
+
 def mask_literal(mask):
     """The dense<...> text of a bool tensor: nested lists of true/false."""
     def nested(rows):

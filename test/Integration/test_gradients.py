@@ -786,16 +786,16 @@ def test_batch_norm_eval_statistics_adjoint():
 # ---------------------------------------------------------------------------
 
 
-def unary_gradient_module(op, dtype):
+def unary_gradient_module(op, dtype, attrs=""):
     """@train_gradients returns the gradient of sum(op(x) * u) for a
     parameter x of `dtype`: op's adjoint gets u (times 1: exact) as its
-    result gradient."""
+    result gradient. `attrs` is the op's attribute dictionary, if any."""
     t, t32 = tensor_type(SHAPE, dtype), tensor_type(SHAPE, "f32")
     return "\n".join([
         "mixprec.parameter @x : %s = #mixprec.zeros" % t,
         "func.func @loss(%%u: %s) -> tensor<f32> {" % t,
         "  %%x = mixprec.read @x : %s" % t,
-        "  %%y = mixprec.%s %%x : %s" % (op, t),
+        "  %%y = mixprec.%s %%x %s: %s" % (op, attrs, t),
         "  %%m = mixprec.mul %%y, %%u : %s, %s" % (t, t),
         "  %%m32 = mixprec.cast %%m : %s to %s" % (t, t32),
         "  %%l = mixprec.reduce_sum %%m32 {dims = array<i64: 0, 1>} : %s" % t32,
@@ -804,9 +804,10 @@ def unary_gradient_module(op, dtype):
         "mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>"])
 
 
-def compiled_unary_gradient(op, x, u, dtype):
+def compiled_unary_gradient(op, x, u, dtype, attrs=""):
     """The gradient of sum(op(x) * u) with respect to x, compiled."""
-    model = compile_mlir(unary_gradient_module(op, dtype), ("--autodiff",))
+    model = compile_mlir(unary_gradient_module(op, dtype, attrs),
+                         ("--autodiff",))
     function = model.functions["train_gradients"]
     named = {"x": x, "u": u}
     outputs = model.call("train_gradients",
@@ -887,6 +888,32 @@ def test_where_adjoint(dtype):
     assert_close(dx, expected[0], dtype)
     assert_close(dy, expected[1], dtype)
     assert (dx[~mask] == 0).all() and (dy[mask] == 0).all()
+
+
+CLAMP_BOUNDS = {"min": (-0.5, None), "max": (None, 0.75),
+                "both": (-0.5, 0.75)}
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+@pytest.mark.parametrize("bounds", sorted(CLAMP_BOUNDS))
+def test_clamp_adjoint(bounds, dtype):
+    # u where min <= x <= max, in full on a tie with a bound (maximum and
+    # minimum split a tie), 0 elsewhere and for a NaN x; +-inf x are outside
+    # the finite bounds, and an infinite u outside gives 0 (a select).
+    low, high = CLAMP_BOUNDS[bounds]
+    x = random(SHAPE, dtype, 44)
+    x[0, :7] = torch.tensor([-0.5, 0.75, NAN, INF, -INF, 0.0, -0.75])
+    u = random(SHAPE, dtype, 45)
+    u[0, 6] = INF
+    attrs = "{%s} " % ", ".join(
+        "%s = %s : f64" % (name, bound)
+        for name, bound in (("min", low), ("max", high)) if bound is not None)
+    dx = compiled_unary_gradient("clamp", x, u, dtype, attrs)
+    (expected,) = autograd(lambda v: torch.clamp(v, low, high), [x], u)
+    assert_close(dx, expected, dtype)
+    # The ties pass the whole gradient, not half of it.
+    on_bound = [i for i, bound in ((0, low), (1, high)) if bound is not None]
+    assert torch.equal(dx[0, on_bound].float(), u[0, on_bound].float())
 
 
 @pytest.fixture(scope="module", autouse=True)

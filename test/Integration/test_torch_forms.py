@@ -168,6 +168,37 @@ def test_form_trains_as_pytorch(form):
     side_by_side(Around(FORMS[form]), cross_entropy, features_batch())
 
 
+class ZeroInitialised(Around):
+    """Around `form` with the first layer zeroed: its outputs are all 0, so
+    at the first step every element sits on a clamp bound of 0."""
+
+    def __init__(self, form):
+        super().__init__(form)
+        nn.init.zeros_(self.first.weight)
+        nn.init.zeros_(self.first.bias)
+
+
+CLAMPS = {
+    "min": lambda h: torch.clamp(h, min=0.0),
+    "max": lambda h: h.clamp(max=0.0),
+    "both-tie-on-min": lambda h: torch.clamp(h, 0.0, 1.0),
+    "both-tie-on-max": lambda h: h.clip(-1, 0),
+    "clamp-min": lambda h: torch.clamp_min(h, 0.0),
+    "clamp-max": lambda h: h.clamp_max(0.0),
+    # An infinite bound is left to maximum, with no tie on finite values.
+    "infinite-min": lambda h: h.clamp(-float("inf"), 0.0),
+}
+
+
+@pytest.mark.parametrize("form", sorted(CLAMPS))
+def test_clamp_on_its_bound_trains_as_pytorch(form):
+    # PyTorch's clamp passes the whole gradient at a tie with a number bound
+    # (maximum/minimum would pass half of it): the losses from the second
+    # step on and the trained weights tell the two apart.
+    side_by_side(ZeroInitialised(CLAMPS[form]), cross_entropy,
+                 features_batch())
+
+
 def test_dropout_of_one_gives_zeros():
     model = nn.Sequential(nn.Linear(FEATURES, FEATURES), nn.Dropout(1.0),
                           nn.Linear(FEATURES, CLASSES))

@@ -115,6 +115,22 @@ static Value reluBody(ReluOp, OpBuilder &b, Location loc, ValueRange args) {
   return arith::MaximumFOp::create(b, loc, args[0], zero);
 }
 
+/// maximumf then minimumf with the bounds given: both propagate NaN, as
+/// torch.clamp does.
+static Value clampBody(ClampOp op, OpBuilder &b, Location loc,
+                       ValueRange args) {
+  Value result = args[0];
+  if (FloatAttr min = op.getMinAttr()) {
+    Value bound = floatConstant(b, loc, b.getF32Type(), min.getValueAsDouble());
+    result = arith::MaximumFOp::create(b, loc, result, bound);
+  }
+  if (FloatAttr max = op.getMaxAttr()) {
+    Value bound = floatConstant(b, loc, b.getF32Type(), max.getValueAsDouble());
+    result = arith::MinimumFOp::create(b, loc, result, bound);
+  }
+  return result;
+}
+
 /// A select, not a blend: the element not chosen, inf or NaN, never enters
 /// the result (x * c + y * (1 - c) would give inf * 0 = NaN).
 static Value whereBody(WhereOp, OpBuilder &b, Location loc, ValueRange args) {
@@ -166,6 +182,7 @@ void mixprec::populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
                ElementwiseLowering<SiluOp, siluBody>,
                ElementwiseLowering<ReluOp, reluBody>,
                ElementwiseLowering<GeluOp, geluBody>,
+               ElementwiseLowering<ClampOp, clampBody>,
                ElementwiseLowering<WhereOp, whereBody>, CastLowering,
                ConstantLowering>(patterns.getContext());
 }

@@ -119,12 +119,27 @@ def minimum(ctx, input, other):
     return ctx.ops.binary("minimum", *_operands(ctx, input, other))
 
 
+def _finite_number(bound):
+    return (isinstance(bound, (int, float)) and not isinstance(bound, bool)
+            and math.isfinite(bound))
+
+
 @lowers(torch.clamp, torch.clip, "clamp", "clip")
 def clamp(ctx, input, min=None, max=None):
+    """Number bounds lower to mixprec.clamp, whose gradient passes in full at
+    a tie with a bound, as PyTorch's; tensor bounds (and infinite numbers or
+    min > max, which mixprec.clamp refuses) to maximum/minimum."""
     result = float_operand(ctx, input)
-    if min is not None:
+    numbers = {name: bound for name, bound in (("min", min), ("max", max))
+               if _finite_number(bound)}
+    if len(numbers) == 2 and min > max:
+        numbers = {}
+    if min is not None and "min" not in numbers:
         result = maximum(ctx, result, min)
-    if max is not None:
+    if numbers:
+        # A number min precedes a tensor max, and a tensor min a number max.
+        result = ctx.ops.clamp(result, **numbers)
+    if max is not None and "max" not in numbers:
         result = minimum(ctx, result, max)
     return result
 

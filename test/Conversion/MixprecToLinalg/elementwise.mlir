@@ -97,6 +97,40 @@ func.func @where_constant_mask(%x: tensor<2x2xbf16>, %y: tensor<2x2xf32>) -> ten
 
 // -----
 
+// clamp: maximumf then minimumf with the f32 bounds on the widened element;
+// both propagate NaN, as torch.clamp.
+// CHECK-LABEL: func.func @clamp_bf16(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<4x8xbf16>)
+// CHECK:         %[[Y:.+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xbf16>) outs(%{{.+}} : tensor<4x8xbf16>)
+// CHECK-NEXT:    ^bb0(%[[XI:.+]]: bf16, %{{.+}}: bf16):
+// CHECK-NEXT:      %[[XW:.+]] = arith.extf %[[XI]] : bf16 to f32
+// CHECK-NEXT:      %[[LO:.+]] = arith.constant -5.000000e-01 : f32
+// CHECK-NEXT:      %[[A:.+]] = arith.maximumf %[[XW]], %[[LO]] : f32
+// CHECK-NEXT:      %[[HI:.+]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT:      %[[B:.+]] = arith.minimumf %[[A]], %[[HI]] : f32
+// CHECK-NEXT:      %[[R:.+]] = arith.truncf %[[B]] : f32 to bf16
+// CHECK-NEXT:      linalg.yield %[[R]] : bf16
+// CHECK:         return %[[Y]]
+func.func @clamp_bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  %0 = mixprec.clamp %x {min = -0.5 : f64, max = 2.0 : f64} : tensor<4x8xbf16>
+  return %0 : tensor<4x8xbf16>
+}
+
+// -----
+
+// clamp with only min: one maximumf, in f32 without casts.
+// CHECK-LABEL: func.func @clamp_min_f32(
+// CHECK:         ^bb0(%[[XI:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:      %[[LO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[A:.+]] = arith.maximumf %[[XI]], %[[LO]] : f32
+// CHECK-NEXT:      linalg.yield %[[A]] : f32
+func.func @clamp_min_f32(%x: tensor<7xf32>) -> tensor<7xf32> {
+  %0 = mixprec.clamp %x {min = 0.0 : f64} : tensor<7xf32>
+  return %0 : tensor<7xf32>
+}
+
+// -----
+
 // A one-to-one op: its scalar op on the widened elements.
 // CHECK-LABEL: func.func @exp_f16(
 // CHECK:         ^bb0(%[[XI:.+]]: f16, %{{.+}}: f16):

@@ -845,8 +845,8 @@ func.func @f(%c: tensor<4x8xi1>, %x: tensor<4x8xf32>, %y: tensor<4x8xf16>) {
 // -----
 
 //===----------------------------------------------------------------------===//
-// Elementwise unary ops: neg, abs, exp, log, sqrt, rsqrt, tanh, sigmoid,
-// relu, silu, gelu
+// Elementwise unary ops: neg, abs, clamp, exp, log, sqrt, rsqrt, tanh,
+// sigmoid, relu, silu, gelu
 //===----------------------------------------------------------------------===//
 
 // -----
@@ -870,6 +870,54 @@ func.func @f(%x: tensor<?x4xf32>) {
 func.func @f(%x: tensor<4xi32>) {
   // expected-error @+1 {{'mixprec.abs' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
   %0 = mixprec.abs %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'mixprec.clamp' op needs a min or a max bound}}
+  %0 = mixprec.clamp %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf16>) {
+  // expected-error @+1 {{'mixprec.clamp' op min must be <= max, got min = 1.000000e+00 and max = 5.000000e-01}}
+  %0 = mixprec.clamp %x {min = 1.0 : f64, max = 0.5 : f64} : tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'mixprec.clamp' op max must be finite, got INF}}
+  %0 = mixprec.clamp %x {max = 0x7FF0000000000000 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'mixprec.clamp' op min must be finite, got nan}}
+  %0 = mixprec.clamp %x {min = 0x7FF8000000000000 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'mixprec.clamp' op attribute 'min' failed to satisfy constraint: 64-bit float attribute}}
+  %0 = mixprec.clamp %x {min = 0.0 : f32} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'mixprec.clamp' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = mixprec.clamp %x {min = 0.0 : f64} : tensor<4xi32>
   return
 }
 

@@ -236,3 +236,56 @@ func.func @loss() -> tensor<f32> {
   return %l : tensor<f32>
 }
 mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// clamp: g where min <= x <= max, ties included, in the input's type. The
+// mask "x >= min" is 1 - step(min - x), "x <= max" is 1 - step(x - max), with
+// the step v > 0 (and NaN) as relu_grad of ones; relu_grad(g, mask) selects g.
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK:         [[X:%.+]] = mixprec.read @x : tensor<4x8xf16>
+// CHECK-NEXT:    [[Y:%.+]] = mixprec.clamp [[X]] {max = 6.000000e+00 : f64, min = -1.000000e+00 : f64} : tensor<4x8xf16>
+// CHECK:         [[G:%.+]] = mixprec.cast {{.*}} : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK-NEXT:    [[ONE:%.+]] = mixprec.constant dense<1.000000e+00> : tensor<4x8xf16>
+// CHECK-NEXT:    [[LO:%.+]] = mixprec.constant dense<-1.000000e+00> : tensor<4x8xf16>
+// CHECK-NEXT:    [[BELOW:%.+]] = mixprec.sub [[LO]], [[X]] : tensor<4x8xf16>, tensor<4x8xf16>
+// CHECK-NEXT:    [[OUTLO:%.+]] = mixprec.relu_grad [[ONE]], [[BELOW]] : tensor<4x8xf16>
+// CHECK-NEXT:    [[INLO:%.+]] = mixprec.sub [[ONE]], [[OUTLO]] : tensor<4x8xf16>, tensor<4x8xf16>
+// CHECK-NEXT:    [[DLO:%.+]] = mixprec.relu_grad [[G]], [[INLO]] : tensor<4x8xf16>
+// CHECK-NEXT:    [[HI:%.+]] = mixprec.constant dense<6.000000e+00> : tensor<4x8xf16>
+// CHECK-NEXT:    [[ABOVE:%.+]] = mixprec.sub [[X]], [[HI]] : tensor<4x8xf16>, tensor<4x8xf16>
+// CHECK-NEXT:    [[OUTHI:%.+]] = mixprec.relu_grad [[ONE]], [[ABOVE]] : tensor<4x8xf16>
+// CHECK-NEXT:    [[INHI:%.+]] = mixprec.sub [[ONE]], [[OUTHI]] : tensor<4x8xf16>, tensor<4x8xf16>
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.relu_grad [[DLO]], [[INHI]] : tensor<4x8xf16>
+// CHECK-NEXT:    return {{%.+}}, [[DX]] : tensor<f32>, tensor<4x8xf16>
+mixprec.parameter @x : tensor<4x8xf16> = #mixprec.zeros
+func.func @loss() -> tensor<f32> {
+  %x = mixprec.read @x : tensor<4x8xf16>
+  %y = mixprec.clamp %x {min = -1.0 : f64, max = 6.0 : f64} : tensor<4x8xf16>
+  %y32 = mixprec.cast %y : tensor<4x8xf16> to tensor<4x8xf32>
+  %l = mixprec.reduce_sum %y32 {dims = array<i64: 0, 1>} : tensor<4x8xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// clamp with only max: the one mask "x <= max".
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK:         [[X:%.+]] = mixprec.read @x : tensor<3xf32>
+// CHECK:         [[G:%.+]] = mixprec.broadcast {{.*}} -> tensor<3xf32>
+// CHECK-NEXT:    [[ONE:%.+]] = mixprec.constant dense<1.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:    [[HI:%.+]] = mixprec.constant dense<2.500000e-01> : tensor<3xf32>
+// CHECK-NEXT:    [[ABOVE:%.+]] = mixprec.sub [[X]], [[HI]]
+// CHECK-NEXT:    [[OUT:%.+]] = mixprec.relu_grad [[ONE]], [[ABOVE]]
+// CHECK-NEXT:    [[IN:%.+]] = mixprec.sub [[ONE]], [[OUT]]
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.relu_grad [[G]], [[IN]]
+// CHECK-NEXT:    return {{%.+}}, [[DX]] : tensor<f32>, tensor<3xf32>
+mixprec.parameter @x : tensor<3xf32> = #mixprec.zeros
+func.func @loss() -> tensor<f32> {
+  %x = mixprec.read @x : tensor<3xf32>
+  %y = mixprec.clamp %x {max = 0.25 : f64} : tensor<3xf32>
+  %l = mixprec.reduce_sum %y {dims = array<i64: 0>} : tensor<3xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>

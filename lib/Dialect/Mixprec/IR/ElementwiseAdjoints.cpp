@@ -146,6 +146,34 @@ LogicalResult AbsOp::buildAdjoint(AdjointContext &context,
   return success();
 }
 
+LogicalResult ClampOp::buildAdjoint(AdjointContext &context,
+                                    ArrayRef<Value> resultGradients) {
+  // g where min <= x <= max, a tie on a bound included, else 0 (NaN x too),
+  // as PyTorch's clamp_backward. With no compare op, the mask "x >= min" is
+  // 1 - step(min - x) where step(v) = relu_grad(1, v) is 1 for v > 0 and for
+  // NaN; relu_grad(g, mask) then selects g, so an inf g outside gives 0.
+  Value x = getInput();
+  Value ones = context.splat(1.0, getType());
+  auto passWithin = [&](Value gradient, Value excess) {
+    Value outside = context.create<ReluGradOp>(ones, excess);
+    Value inside = context.create<SubOp>(ones, outside);
+    return context.create<ReluGradOp>(gradient, inside);
+  };
+  Value dx = resultGradients.front();
+  if (FloatAttr min = getMinAttr()) {
+    Value bound = context.splat(min.getValueAsDouble(), getType());
+    Value below = context.create<SubOp>(bound, x);
+    dx = passWithin(dx, below);
+  }
+  if (FloatAttr max = getMaxAttr()) {
+    Value bound = context.splat(max.getValueAsDouble(), getType());
+    Value above = context.create<SubOp>(x, bound);
+    dx = passWithin(dx, above);
+  }
+  context.accumulate(x, dx);
+  return success();
+}
+
 LogicalResult ExpOp::buildAdjoint(AdjointContext &context,
                                   ArrayRef<Value> resultGradients) {
   context.accumulate(

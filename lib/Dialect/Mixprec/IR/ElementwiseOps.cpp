@@ -4,6 +4,8 @@
 
 #include "llvm/Support/InterleavedRange.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mixprec;
 
@@ -67,6 +69,26 @@ LogicalResult DropoutOp::verify() {
   int64_t stream = getStreamAttr().getInt();
   if (stream < 0)
     return emitOpError("stream must be >= 0, got ") << stream;
+  return success();
+}
+
+LogicalResult ClampOp::verify() {
+  std::optional<double> min =
+      getMinAttr() ? std::optional(getMinAttr().getValueAsDouble())
+                   : std::nullopt;
+  std::optional<double> max =
+      getMaxAttr() ? std::optional(getMaxAttr().getValueAsDouble())
+                   : std::nullopt;
+  if (!min && !max)
+    return emitOpError("needs a min or a max bound");
+  // The adjoint compares x with the bounds by subtracting them, which an
+  // infinite bound would turn into NaN at x = bound.
+  for (auto [name, bound] : {std::pair{"min", min}, std::pair{"max", max}})
+    if (bound && !std::isfinite(*bound))
+      return emitOpError(name) << " must be finite, got " << *bound;
+  if (min && max && *min > *max)
+    return emitOpError("min must be <= max, got min = ")
+           << *min << " and max = " << *max;
   return success();
 }
 

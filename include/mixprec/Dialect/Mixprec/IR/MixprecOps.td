@@ -432,6 +432,23 @@ def Mixprec_AbsOp : Mixprec_UnaryOp<"abs", Mixprec_FollowCategory,
     ```
   }];
 }
+def Mixprec_ClampOp : Mixprec_UnaryOp<"clamp", Mixprec_FollowCategory,
+                                      "limits x to [min, max]"> {
+  let description = [{
+    `min(max(x, min), max)` (PyTorch's `torch.clamp` with number bounds);
+    either bound may be left out, not both, and `min <= max`. The bounds are
+    finite and applied in the computation type; a NaN `x` stays NaN. The
+    gradient is `grad` where `min <= x <= max`, a tie on a bound included,
+    and 0 elsewhere (for a NaN `x` too), as PyTorch's.
+
+    ```mlir
+    %y = mixprec.clamp %x {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf16>
+    ```
+  }];
+  let arguments = (ins Mixprec_FloatTensor:$input, OptionalAttr<F64Attr>:$min,
+                       OptionalAttr<F64Attr>:$max);
+  let hasVerifier = 1;
+}
 def Mixprec_ExpOp : Mixprec_UnaryOp<"exp", Mixprec_FP32Category, "e^x">;
 def Mixprec_LogOp : Mixprec_UnaryOp<"log", Mixprec_FP32Category,
                                     "natural logarithm">;
