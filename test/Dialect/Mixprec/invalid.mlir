@@ -1569,6 +1569,17 @@ func.func @f(%x: tensor<32x8x8x8xf32>) {
 
 // -----
 
+// A padding whose double overflows int64 (the ASan + UBSan run checks that
+// the verifier computes no such product).
+func.func @f(%x: tensor<32x8x8x8xf32>) {
+  // expected-error @+2 {{padding must be in [0, kernel / 2], got 4611686018427387904 for kernel 9223372036854775807}}
+  // expected-error @+1 {{'mixprec.max_pool2d' op failed to infer returned types}}
+  %0 = "mixprec.max_pool2d"(%x) {kernel = array<i64: 9223372036854775807, 3>, stride = array<i64: 1, 1>, padding = array<i64: 4611686018427387904, 1>} : (tensor<32x8x8x8xf32>) -> tensor<32x8x8x8xf32>
+  return
+}
+
+// -----
+
 func.func @f(%x: tensor<32x8x8x8xf32>) {
   // expected-error @+2 {{padding must be in [0, kernel / 2], got -1 for kernel 3}}
   // expected-error @+1 {{'mixprec.avg_pool2d' op failed to infer returned types}}

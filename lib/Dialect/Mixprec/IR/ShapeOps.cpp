@@ -263,12 +263,14 @@ LogicalResult mixprec::inferPool2DType(std::optional<Location> location,
   for (int i = 0; i < 2; ++i) {
     if (kernel[i] < 1 || stride[i] < 1)
       return emitOptionalError(location, "kernel and stride must be >= 1");
-    if (padding[i] < 0 || 2 * padding[i] > kernel[i])
+    // padding <= kernel / 2, written so that no product can overflow.
+    if (padding[i] < 0 || padding[i] > kernel[i] / 2)
       return emitOptionalError(location,
                                "padding must be in [0, kernel / 2], "
                                "got ",
                                padding[i], " for kernel ", kernel[i]);
-    int64_t extent = type.getDimSize(2 + i) + 2 * padding[i] - kernel[i];
+    // dim - kernel first: 2 * padding <= kernel, so no sum overflows.
+    int64_t extent = type.getDimSize(2 + i) - kernel[i] + 2 * padding[i];
     if (extent < 0)
       return emitOptionalError(location, "kernel ", kernel[i],
                                " is larger than padded spatial dim ", i);
