@@ -831,3 +831,21 @@ def test_tied_keys_load_as_pytorch_does_the_last_one_wins():
     model.load_state_dict(state)
     assert torch.equal(model.embed.weight, torch.zeros(CLASSES, FEATURES))
     assert_state_equal(trainer.state_dict(), model.state_dict())
+
+
+def test_the_same_architecture_reuses_its_compiled_library():
+    # The model text holds no weights: another instance with other values
+    # hits the cache, and each trainer starts from its own module.
+    data = batches(1)[0]
+    first, second = mlp(), mlp()
+    with torch.no_grad():
+        for parameter in second.parameters():
+            parameter.add_(1.0)
+    trainers = [mpt.compile(m, cross_entropy, example_batch=data,
+                            optimizer=torch.optim.SGD(m.parameters(),
+                                                      lr=0.1))
+                for m in (first, second)]
+    assert trainers[0].text == trainers[1].text
+    assert trainers[0].library.path == trainers[1].library.path
+    for trainer, model in zip(trainers, (first, second)):
+        assert_state_equal(trainer.state_dict(), model.state_dict())
