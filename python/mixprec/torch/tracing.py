@@ -350,8 +350,3 @@ def returned_line(graph):
     returned = [node for node in output.all_input_nodes
                 if node.stack_trace]
     return loss_fn_line(returned[0].stack_trace) if returned else None
-
-
-def trace_forward(model):
-    """(model, graph) of the model's forward."""
-    return model, _trace(model)
