@@ -26,6 +26,15 @@ typedef struct mixprec_model_entry {
   mixprec_function function;
   mixprec_invoke_fn invoke;
   int32_t train_step; /* built by --mixprec-autodiff from a train step */
+  /* For each output, the input whose buffer the compiled code updates to
+   * hold it (a state written in place), or -1; null: every output is its
+   * own (see mixprec_output_home). */
+  const int32_t *output_homes;
+  /* The bytes of the workspace the compiled code plans its temporaries in
+   * (0: none). */
+  int64_t workspace_bytes;
+  /* The checks of its index report, a hidden last output (0: none). */
+  int32_t num_index_checks;
 } mixprec_model_entry;
 
 /* How a state tensor starts (mixprec.h describes the draws). */
@@ -87,6 +96,36 @@ mixprec_entry_of(const mixprec_function *function);
 __attribute__((visibility("hidden"))) mixprec_status mixprec_call_entry(
     const mixprec_model_entry *entry, const mixprec_tensor *inputs,
     int32_t num_inputs, const mixprec_tensor *outputs, int32_t num_outputs);
+
+/* The input whose buffer output `index` of `entry` lives in, or -1. */
+static inline int32_t mixprec_output_home(const mixprec_model_entry *entry,
+                                          int32_t index) {
+  return entry->output_homes ? entry->output_homes[index] : -1;
+}
+
+/* The device memory a call of `entry` holds on CUDA (its frame); 0 on the
+ * CPU. Weak in the model runtime; the CUDA runtime defines the one that
+ * counts. */
+__attribute__((visibility("hidden"))) int64_t
+mixprec_device_frame_bytes(const mixprec_model_entry *entry);
+
+/* Where the compiled code finds each input: the caller's buffer, or for an
+ * input that an output lives in, that output's buffer, into which the input
+ * is copied first unless the caller passed the same buffer for both (a
+ * trainer does: its state is updated in place). */
+__attribute__((visibility("hidden"))) void
+mixprec_place_inputs(const mixprec_model_entry *entry,
+                     const mixprec_tensor *inputs,
+                     const mixprec_tensor *outputs, void **data);
+
+/* The entry's workspace (at least entry->workspace_bytes, 64-byte aligned):
+ * the library keeps the last one released and hands it out again, so a
+ * steady stream of calls allocates nothing. Null, with the error set, when
+ * memory runs out. */
+__attribute__((visibility("hidden"))) void *
+mixprec_workspace_acquire(const mixprec_model_entry *entry);
+__attribute__((visibility("hidden"))) void
+mixprec_workspace_release(void *workspace);
 
 #ifdef __cplusplus
 }

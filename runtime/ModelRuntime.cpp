@@ -194,6 +194,25 @@ __attribute__((weak)) mixprec_status mixprec_device_memory(int64_t *,
                       "this model runs on the CPU: it holds no device memory");
 }
 
+__attribute__((weak)) int64_t
+mixprec_device_frame_bytes(const mixprec_model_entry *) {
+  return 0;
+}
+
+mixprec_status mixprec_function_memory(const mixprec_function *function,
+                                       mixprec_memory_plan *plan) {
+  const mixprec_model_entry *entry = mixprec_entry_of(function);
+  if (!entry)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_function_memory: %p is no function of this "
+                        "model",
+                        static_cast<const void *>(function));
+  int64_t device = mixprec_device_frame_bytes(entry);
+  mixprec_memory_plan memory = {0, entry->workspace_bytes,
+                                device ? 0 : entry->workspace_bytes, device};
+  return writeOut("mixprec_function_memory", "plan", plan, memory);
+}
+
 mixprec_status mixprec_dtype_size(mixprec_dtype dtype, size_t *bytes) {
   if (mixprec::dtypeSize(dtype) == 0)
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no dtype %d", int(dtype));

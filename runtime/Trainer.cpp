@@ -351,8 +351,7 @@ mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
            std::calloc(size_t(function.num_outputs), sizeof(mixprec_tensor))));
   for (int32_t i = 0; allocated && i < mixprec_model_num_states; ++i) {
     size_t bytes = bytesOf(*mixprec_model_states[i].spec);
-    allocated = (created->state[i] = allocateZeroed(bytes)) &&
-                (created->updated[i] = allocateZeroed(bytes));
+    allocated = (created->state[i] = allocateZeroed(bytes));
     if (allocated)
       initialize(mixprec_model_states[i], created->state[i]);
   }
@@ -393,6 +392,21 @@ mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
                           step, i, spec.name);
     }
     created->outputStates[i] = index;
+    // The step updates the state it reads in place; what it only writes
+    // goes to a buffer of its own until the step succeeds.
+    int32_t home = mixprec_output_home(entry, i);
+    if (home >= 0 && created->inputSources[home] != index) {
+      mixprec_trainer_destroy(created);
+      return mixprec_fail(MIXPREC_INTERNAL,
+                          "%s: result %d ('%s') is computed in the buffer of "
+                          "input %d ('%s')",
+                          step, i, spec.name, home, function.inputs[home].name);
+    }
+    if (home < 0 && !created->updated[index] &&
+        !(created->updated[index] = allocateZeroed(bytesOf(spec)))) {
+      mixprec_trainer_destroy(created);
+      return mixprec_fail(MIXPREC_INTERNAL, "out of memory creating a trainer");
+    }
   }
   created->stepCount = stepStateIndex(step, MIXPREC_STATE_STEP_COUNT);
   created->lossScale = stepStateIndex(step, MIXPREC_STATE_LOSS_SCALE);
@@ -442,17 +456,23 @@ mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
   }
   for (int32_t i = 0; i < function.num_outputs; ++i) {
     int32_t state = trainer->outputStates[i];
-    trainer->outputs[i] = tensorOf(
-        function.outputs[i], state < 0 ? &stepLoss : trainer->updated[state]);
+    bool inPlace = mixprec_output_home(trainer->step, i) >= 0;
+    trainer->outputs[i] =
+        tensorOf(function.outputs[i], state < 0 ? &stepLoss
+                                      : inPlace ? trainer->state[state]
+                                                : trainer->updated[state]);
   }
-  // The inputs are checked before anything runs: a failed call leaves the
-  // state as it was.
+  // The inputs are checked before anything runs, and a step that fails
+  // writes no state (docs/design.md §3): a failed call leaves the state as
+  // it was.
   if (mixprec_status status = mixprec_call_entry(
           trainer->step, trainer->inputs, function.num_inputs, trainer->outputs,
           function.num_outputs))
     return status;
   for (int32_t i = 1; i < function.num_outputs; ++i) {
     int32_t state = trainer->outputStates[i];
+    if (mixprec_output_home(trainer->step, i) >= 0)
+      continue;
     void *previous = trainer->state[state];
     trainer->state[state] = trainer->updated[state];
     trainer->updated[state] = previous;
@@ -461,6 +481,29 @@ mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
   if (loss)
     *loss = stepLoss;
   return MIXPREC_OK;
+}
+
+mixprec_status mixprec_trainer_memory(const mixprec_trainer *trainer,
+                                      mixprec_memory_plan *plan) {
+  if (!trainer)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_trainer_memory: no trainer");
+  const mixprec_model_entry *step = trainer->step;
+  mixprec_memory_plan memory = {int64_t(sizeof(trainer->rng)),
+                                step->workspace_bytes, 0,
+                                mixprec_device_frame_bytes(step)};
+  for (int32_t i = 0; i < mixprec_model_num_states; ++i)
+    memory.state_bytes += int64_t(bytesOf(*mixprec_model_states[i].spec));
+  memory.host_bytes = memory.state_bytes;
+  // The step's outputs that are not state updated in place: the loss, and
+  // the state it only writes, which waits in a buffer of its own.
+  const mixprec_function &function = step->function;
+  for (int32_t i = 0; i < function.num_outputs; ++i)
+    if (mixprec_output_home(step, i) < 0)
+      memory.host_bytes += int64_t(bytesOf(function.outputs[i]));
+  if (memory.device_bytes == 0)
+    memory.host_bytes += step->workspace_bytes;
+  return writeOut("mixprec_trainer_memory", "plan", plan, memory);
 }
 
 // The trainer's scalars: the entry point, the type it gives, the trainer's

@@ -12,8 +12,12 @@
 
 struct mixprec_trainer {
   const mixprec_model_entry *step;
-  void **state;   // the current value of each state tensor
-  void **updated; // what the step writes, swapped in after it
+  // The current value of each state tensor, which the step updates in
+  // place (a failed or refused step leaves it as it was).
+  void **state;
+  // Where the step writes a state tensor it does not read (the skipped and
+  // finite flags), swapped in after a step that succeeds; null for others.
+  void **updated;
   int32_t *inputSources;
   int32_t *outputStates; // state index of each step output; -1 for the loss
   mixprec_tensor *inputs, *outputs;

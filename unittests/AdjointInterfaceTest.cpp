@@ -48,6 +48,7 @@ static const std::map<std::string, std::string> &opsWithoutAdjoint() {
       {"mixprec.avg_pool2d_grad", backward},
       {"mixprec.all_finite", training},
       {"mixprec.index_check", training},
+      {"mixprec.indices_valid", training},
       {"mixprec.select", training},
       {"mixprec.loss_scale_update", training},
       {"mixprec.sgd_update", training},

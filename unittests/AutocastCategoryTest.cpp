@@ -41,6 +41,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.mse", AutocastCategory::FP32},
       {"mixprec.all_finite", AutocastCategory::FP32},
       {"mixprec.index_check", AutocastCategory::FP32},
+      {"mixprec.indices_valid", AutocastCategory::FP32},
       {"mixprec.loss_scale_update", AutocastCategory::FP32},
       {"mixprec.sgd_update", AutocastCategory::FP32},
       {"mixprec.increment", AutocastCategory::FP32},

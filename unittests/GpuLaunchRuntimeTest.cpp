@@ -28,6 +28,15 @@ const int64_t kVector3[] = {3};
 constexpr float kSentinel = -777.0f;
 // The image FakeCuda "loads": the names of its kernels.
 const char kImage[] = "step_gemm_0 step_relu_1";
+// Every buffer of a call's frame starts 256-byte aligned.
+constexpr int64_t kFrameAlignment = 256;
+
+const mixprec_tensor_spec kVectorSpec[] = {{"x", MIXPREC_F32, 1, kVector4}};
+const int32_t kOwnOutputs[] = {-1, -1};
+const int32_t kOutputInInput[] = {0};
+// f(x: f32[4]) -> (y: f32[4]), an entry as a model's generated code has.
+const mixprec_model_entry kEntry = {
+    {"f", 1, kVectorSpec, 1, kVectorSpec}, nullptr, 0, kOwnOutputs, 0};
 
 class GpuLaunchRuntimeTest : public ::testing::Test {
 protected:
@@ -76,9 +85,9 @@ protected:
 
   /// Starts a call of f(x: f32[4]) -> (y: f32[4]).
   mixprec_status enter() {
-    return mixprec_cuda_enter(in, 1, din, out, 1, dout);
+    return mixprec_cuda_enter(&kEntry, in, 1, din, out, 1, dout, &dws);
   }
-  mixprec_status leave() { return mixprec_cuda_leave(out, 1, dout); }
+  mixprec_status leave() { return mixprec_cuda_leave(&kEntry, out, 1, dout); }
   bool outputUntouched() const {
     for (float value : y)
       if (value != kSentinel)
@@ -97,6 +106,7 @@ protected:
   mixprec_tensor out[1] = {{y, MIXPREC_F32, 1, kVector4}};
   void *din[1] = {};
   void *dout[1] = {};
+  void *dws = nullptr;
 };
 
 void *GpuLaunchRuntimeTest::fake = nullptr;
@@ -113,7 +123,8 @@ TEST_F(GpuLaunchRuntimeTest, NoDriverIsUnavailable) {
   setenv("MIXPREC_LIBCUDA", MIXPREC_FAKE_LIBCUDA, 1);
   ASSERT_EQ(enter(), MIXPREC_OK) << error();
   EXPECT_EQ(leave(), MIXPREC_OK) << error();
-  EXPECT_EQ(current(), 0);
+  // The call's frame stays for the next call.
+  EXPECT_EQ(current(), 2 * kFrameAlignment);
 }
 
 TEST_F(GpuLaunchRuntimeTest, ACallCopiesThroughTheDevice) {
@@ -123,18 +134,21 @@ TEST_F(GpuLaunchRuntimeTest, ACallCopiesThroughTheDevice) {
   int frees = calls("cuMemFreeAsync");
   int synchronousAllocations = calls("cuMemAlloc_v2");
   ASSERT_EQ(enter(), MIXPREC_OK) << error();
-  // The inputs are on the device, the outputs allocated there.
+  // The inputs are on the device, the outputs allocated there, in one
+  // frame.
   ASSERT_NE(din[0], nullptr);
   ASSERT_NE(dout[0], nullptr);
+  EXPECT_EQ(static_cast<char *>(dout[0]) - static_cast<char *>(din[0]),
+            kFrameAlignment);
   EXPECT_EQ(std::memcmp(din[0], x, sizeof(x)), 0);
-  EXPECT_EQ(current(), 32);
+  EXPECT_EQ(current(), 2 * kFrameAlignment);
 
   // What compiled code does: a kernel, a temporary, copies and fills.
   void *stream = mgpuStreamCreate();
   launch(mgpuModuleGetFunction(image, "step_gemm_0"));
   void *temporary = mgpuMemAlloc(8, stream, false);
   ASSERT_NE(temporary, nullptr) << error();
-  EXPECT_EQ(current(), 40);
+  EXPECT_EQ(current(), 2 * kFrameAlignment + 8);
   static const float kConstant[2] = {5.0f, 6.0f}; // a host global
   mgpuMemcpy(temporary, const_cast<float *>(kConstant), 8, stream);
   mgpuMemcpy(dout[0], din[0], 8, stream);
@@ -144,7 +158,7 @@ TEST_F(GpuLaunchRuntimeTest, ACallCopiesThroughTheDevice) {
   EXPECT_EQ(calls("cuStreamSynchronize"), waits) << "waited mid-call";
   mgpuMemFree(temporary, stream);
   mgpuStreamDestroy(stream);
-  EXPECT_EQ(current(), 32);
+  EXPECT_EQ(current(), 2 * kFrameAlignment);
 
   ASSERT_EQ(leave(), MIXPREC_OK) << error();
   EXPECT_EQ(y[0], 1.0f);
@@ -152,13 +166,47 @@ TEST_F(GpuLaunchRuntimeTest, ACallCopiesThroughTheDevice) {
   EXPECT_EQ(y[2], 5.0f);
   EXPECT_EQ(y[3], 6.0f);
   EXPECT_EQ(calls("cuLaunchKernel"), launches + 1);
-  // Stream-ordered, and everything freed.
-  EXPECT_EQ(calls("cuMemAllocAsync"), allocations + 3);
-  EXPECT_EQ(calls("cuMemFreeAsync"), frees + 3);
+  // Stream-ordered; the temporary freed, the frame kept.
+  EXPECT_EQ(calls("cuMemAllocAsync"), allocations + 2);
+  EXPECT_EQ(calls("cuMemFreeAsync"), frees + 1);
   EXPECT_EQ(calls("cuMemAlloc_v2"), synchronousAllocations);
-  EXPECT_EQ(current(), 0);
-  EXPECT_EQ(peak(), 40);
+  EXPECT_EQ(current(), 2 * kFrameAlignment);
+  EXPECT_EQ(peak(), 2 * kFrameAlignment + 8);
+
+  // The next call of the same function allocates nothing.
+  ASSERT_EQ(enter(), MIXPREC_OK) << error();
+  mgpuMemcpy(dout[0], din[0], sizeof(x), mgpuStreamCreate());
+  ASSERT_EQ(leave(), MIXPREC_OK) << error();
+  EXPECT_EQ(std::memcmp(x, y, sizeof(x)), 0);
+  EXPECT_EQ(calls("cuMemAllocAsync"), allocations + 2);
+  EXPECT_EQ(peak(), 2 * kFrameAlignment + 8);
   mgpuModuleUnload(image);
+}
+
+// An output the compiled code computes in an input's buffer (a state
+// updated in place) is that buffer on the device, downloaded on success;
+// the workspace follows the tensors, and a larger frame replaces the old.
+TEST_F(GpuLaunchRuntimeTest, AnOutputInAnInputSharesItsDeviceBuffer) {
+  const mixprec_model_entry inPlace = {
+      {"g", 1, kVectorSpec, 1, kVectorSpec}, nullptr, 0, kOutputInInput, 1000};
+  ASSERT_EQ(enter(), MIXPREC_OK) << error();
+  ASSERT_EQ(leave(), MIXPREC_OK) << error();
+  int allocations = calls("cuMemAllocAsync"), frees = calls("cuMemFreeAsync");
+  ASSERT_EQ(mixprec_cuda_enter(&inPlace, in, 1, din, out, 1, dout, &dws),
+            MIXPREC_OK)
+      << error();
+  EXPECT_EQ(dout[0], din[0]);
+  EXPECT_EQ(static_cast<char *>(dws) - static_cast<char *>(din[0]),
+            kFrameAlignment);
+  EXPECT_EQ(current(), kFrameAlignment + 1024);
+  EXPECT_EQ(calls("cuMemAllocAsync"), allocations + 1);
+  EXPECT_EQ(calls("cuMemFreeAsync"), frees + 1);
+  static_cast<float *>(dout[0])[1] = 9.0f;
+  ASSERT_EQ(mixprec_cuda_leave(&inPlace, out, 1, dout), MIXPREC_OK) << error();
+  EXPECT_EQ(y[0], x[0]);
+  EXPECT_EQ(y[1], 9.0f);
+  // The smaller frame went before the larger came.
+  EXPECT_EQ(peak(), kFrameAlignment + 1024);
 }
 
 TEST_F(GpuLaunchRuntimeTest, FillsWriteTheirElementSize) {
@@ -167,12 +215,18 @@ TEST_F(GpuLaunchRuntimeTest, FillsWriteTheirElementSize) {
   mixprec_tensor outputs[2] = {{half, MIXPREC_F16, 1, kVector3},
                                {words, MIXPREC_I32, 1, kVector2}};
   void *device[2];
-  ASSERT_EQ(mixprec_cuda_enter(nullptr, 0, nullptr, outputs, 2, device),
-            MIXPREC_OK)
+  const mixprec_tensor_spec specs[] = {{"h", MIXPREC_F16, 1, kVector3},
+                                       {"w", MIXPREC_I32, 1, kVector2}};
+  const mixprec_model_entry fills = {
+      {"fills", 0, nullptr, 2, specs}, nullptr, 0, kOwnOutputs, 0};
+  ASSERT_EQ(
+      mixprec_cuda_enter(&fills, nullptr, 0, nullptr, outputs, 2, device, &dws),
+      MIXPREC_OK)
       << error();
   mgpuMemset16(device[0], 0x3c00, 3, mgpuStreamCreate());
   mgpuMemset32(device[1], 0x3fc00000u, 2, mgpuStreamCreate());
-  ASSERT_EQ(mixprec_cuda_leave(outputs, 2, device), MIXPREC_OK) << error();
+  ASSERT_EQ(mixprec_cuda_leave(&fills, outputs, 2, device), MIXPREC_OK)
+      << error();
   for (uint16_t value : half)
     EXPECT_EQ(value, 0x3c00);
   for (uint32_t value : words)
@@ -206,8 +260,9 @@ TEST_F(GpuLaunchRuntimeTest, OutOfMemoryIsKeptAndLaterCallsDoNothing) {
   EXPECT_EQ(error(), "allocating 1048576 bytes of GPU memory: out of memory "
                      "(CUDA_ERROR_OUT_OF_MEMORY, 2)");
   EXPECT_TRUE(outputUntouched());
-  EXPECT_EQ(current(), 0);
-  EXPECT_EQ(peak(), 32);
+  // The frame stays; what the call allocated is gone.
+  EXPECT_EQ(current(), 2 * kFrameAlignment);
+  EXPECT_EQ(peak(), 2 * kFrameAlignment);
 
   // The next call starts clean.
   ASSERT_EQ(enter(), MIXPREC_OK) << error();
@@ -349,9 +404,9 @@ TEST_F(GpuLaunchRuntimeTest, ALegacyDriverAllocatesSynchronously) {
   EXPECT_EQ(calls("cuStreamSynchronize", true), waits + 1);
   ASSERT_EQ(leave(), MIXPREC_OK) << error();
   EXPECT_EQ(std::memcmp(x, y, sizeof(x)), 0);
-  EXPECT_EQ(calls("cuMemAlloc_v2", true), allocations + 3);
-  EXPECT_EQ(calls("cuMemFree_v2", true), frees + 3);
-  EXPECT_EQ(peak(), 48);
+  EXPECT_EQ(calls("cuMemAlloc_v2", true), allocations + 2);
+  EXPECT_EQ(calls("cuMemFree_v2", true), frees + 1);
+  EXPECT_EQ(peak(), 2 * kFrameAlignment + 16);
 }
 
 // Calls from several threads take turns: each sees only its own buffers.
@@ -361,18 +416,19 @@ TEST_F(GpuLaunchRuntimeTest, CallsFromThreadsTakeTurns) {
       float x[4] = {offset, offset + 1, offset + 2, float(i)}, y[4] = {};
       mixprec_tensor in[1] = {{x, MIXPREC_F32, 1, kVector4}};
       mixprec_tensor out[1] = {{y, MIXPREC_F32, 1, kVector4}};
-      void *din[1], *dout[1];
-      ASSERT_EQ(mixprec_cuda_enter(in, 1, din, out, 1, dout), MIXPREC_OK);
-      EXPECT_EQ(current(), 32);
+      void *din[1], *dout[1], *dws;
+      ASSERT_EQ(mixprec_cuda_enter(&kEntry, in, 1, din, out, 1, dout, &dws),
+                MIXPREC_OK);
+      EXPECT_EQ(current(), 2 * kFrameAlignment);
       mgpuMemcpy(dout[0], din[0], sizeof(x), mgpuStreamCreate());
-      ASSERT_EQ(mixprec_cuda_leave(out, 1, dout), MIXPREC_OK);
+      ASSERT_EQ(mixprec_cuda_leave(&kEntry, out, 1, dout), MIXPREC_OK);
       ASSERT_EQ(std::memcmp(x, y, sizeof(x)), 0);
     }
   };
   std::thread first(run, 100.0f), second(run, 200.0f);
   first.join();
   second.join();
-  EXPECT_EQ(peak(), 32);
+  EXPECT_EQ(peak(), 2 * kFrameAlignment);
 }
 
 } // namespace

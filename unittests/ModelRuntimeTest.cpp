@@ -196,15 +196,15 @@ protected:
 
 TEST_F(ModelRuntime, AbiVersion) {
   EXPECT_EQ(mixprec_abi_version(), MIXPREC_API_VERSION);
-  EXPECT_EQ(MIXPREC_API_VERSION, 3);
+  EXPECT_EQ(MIXPREC_API_VERSION, 4);
 }
 
 TEST_F(ModelRuntime, TheTableOfTheVersionHoldsEveryEntryPointInOrder) {
   const mixprec_api *api = mixprec_get_api(MIXPREC_API_VERSION);
   ASSERT_NE(api, nullptr);
-  // Version 3's layout: 25 entry points, in the order of
+  // Version 4's layout: 27 entry points, in the order of
   // mixprec_entry_points.def.
-  static_assert(sizeof(mixprec_api) == 25 * sizeof(void (*)()));
+  static_assert(sizeof(mixprec_api) == 27 * sizeof(void (*)()));
   const auto *slots = reinterpret_cast<const void *const *>(api);
   EXPECT_EQ(slots[0], reinterpret_cast<const void *>(&mixprec_num_functions));
   EXPECT_EQ(slots[3], reinterpret_cast<const void *>(&mixprec_call));
@@ -213,6 +213,9 @@ TEST_F(ModelRuntime, TheTableOfTheVersionHoldsEveryEntryPointInOrder) {
   EXPECT_EQ(slots[12],
             reinterpret_cast<const void *>(&mixprec_trainer_step_count));
   EXPECT_EQ(slots[23], reinterpret_cast<const void *>(&mixprec_dtype_name));
+  EXPECT_EQ(slots[25],
+            reinterpret_cast<const void *>(&mixprec_function_memory));
+  EXPECT_EQ(slots[26], reinterpret_cast<const void *>(&mixprec_trainer_memory));
   EXPECT_EQ(slots[24], reinterpret_cast<const void *>(&mixprec_state_role_at));
   EXPECT_EQ(api->mixprec_last_error, &mixprec_last_error);
   EXPECT_EQ(api->mixprec_trainer_evaluate, &mixprec_trainer_evaluate);
@@ -222,7 +225,7 @@ TEST_F(ModelRuntime, TheTableOfTheVersionHoldsEveryEntryPointInOrder) {
 }
 
 TEST_F(ModelRuntime, NoTableOfAnotherVersion) {
-  for (uint32_t version : {0u, 1u, 2u, 4u, 0xFFFFFFFFu})
+  for (uint32_t version : {0u, 1u, 2u, 3u, 5u, 0xFFFFFFFFu})
     EXPECT_EQ(mixprec_get_api(version), nullptr) << version;
 }
 

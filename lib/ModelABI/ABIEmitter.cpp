@@ -148,6 +148,128 @@ static void emitDescriptor(llvm::raw_ostream &os, StringRef var, StringRef data,
   os << "};\n";
 }
 
+/// `<prefix>homes`: for each output, the input it lives in or -1.
+static void emitOutputHomes(llvm::raw_ostream &os, StringRef prefix,
+                            const FunctionSignature &function) {
+  if (function.outputs.empty())
+    return;
+  SmallVector<std::string> homes;
+  for (size_t output = 0; output < function.outputs.size(); ++output)
+    homes.push_back(std::to_string(function.outputHome(output)));
+  os << "static const int32_t " << prefix << "homes[] = {"
+     << llvm::join(homes, ", ") << "};\n";
+}
+
+/// `<prefix>invoke`: the function's trampoline. Inputs come from `data`
+/// (an input that an output lives in is that output's buffer, filled from
+/// the input first: mixprec_place_inputs), outputs that live in no input
+/// are out-parameters, then the index report and the workspace. On CUDA
+/// every buffer is a device buffer of the call's frame (CudaModel.h).
+static void emitInvoke(llvm::raw_ostream &os, StringRef prefix, size_t index,
+                       const FunctionSignature &function, bool cuda) {
+  size_t numInputs = function.inputs.size();
+  size_t numOutputs = function.outputs.size();
+  bool reports = !function.indexChecks.empty();
+  bool workspace = function.workspaceBytes > 0;
+  std::string entry = "&mixprec_model_entries[" + std::to_string(index) + "]";
+  os << "extern void _mlir_ciface_" << function.name << "(";
+  SmallVector<std::string> params;
+  for (const TensorSpec &spec : function.inputs)
+    params.push_back(descriptorType(spec.shape.size()) + " *");
+  for (auto [output, spec] : llvm::enumerate(function.outputs))
+    if (function.outputHome(output) < 0)
+      params.push_back(descriptorType(spec.shape.size()) + " *");
+  if (reports)
+    params.push_back(descriptorType(1) + " *");
+  if (workspace)
+    params.push_back(descriptorType(1) + " *");
+  os << (params.empty() ? "void" : llvm::join(params, ", ")) << ");\n";
+  os << "static mixprec_status " << prefix
+     << "invoke(const mixprec_tensor *in, const mixprec_tensor *out) {\n";
+  // The report goes where the outputs go (on CUDA: downloaded with them,
+  // at the one synchronization of the call), as one more output.
+  size_t callOutputs = numOutputs;
+  std::string outputs = "out";
+  if (reports) {
+    os << "  int64_t report[3];\n";
+    if (cuda) {
+      callOutputs = numOutputs + 1;
+      outputs = "outs";
+      os << "  static const int64_t report_shape[] = {3};\n"
+         << "  mixprec_tensor outs[" << callOutputs << "];\n"
+         << "  for (int i = 0; i < " << numOutputs << "; ++i)\n"
+         << "    outs[i] = out[i];\n"
+         << "  outs[" << numOutputs
+         << "] = (mixprec_tensor){report, MIXPREC_I64, 1, report_shape};\n";
+    }
+  }
+  // C has no zero-length arrays.
+  os << "  void *din[" << std::max<size_t>(numInputs, 1) << "];\n";
+  if (cuda) {
+    os << "  void *dout[" << std::max<size_t>(callOutputs, 1) << "], *dws;\n"
+       << "  mixprec_status status = mixprec_cuda_enter(" << entry << ", in, "
+       << numInputs << ", din, " << outputs << ", " << callOutputs
+       << ", dout, &dws);\n"
+       << "  if (status != MIXPREC_OK)\n    return status;\n";
+  } else {
+    os << "  mixprec_place_inputs(" << entry << ", in, out, din);\n";
+    if (workspace)
+      os << "  void *dws = mixprec_workspace_acquire(" << entry << ");\n"
+         << "  if (!dws)\n    return MIXPREC_INTERNAL;\n";
+  }
+  // A descriptor per tensor, `in<i>` over din[i], `out<i>` over out[i] (on
+  // CUDA its device buffer dout[i]).
+  SmallVector<std::string> args;
+  for (auto [i, spec] : llvm::enumerate(function.inputs)) {
+    std::string var = "in" + std::to_string(i);
+    emitDescriptor(os, var, "din[" + std::to_string(i) + "]", spec);
+    args.push_back("&" + var);
+  }
+  for (auto [i, spec] : llvm::enumerate(function.outputs)) {
+    if (function.outputHome(i) >= 0)
+      continue;
+    std::string var = "out" + std::to_string(i);
+    std::string index = std::to_string(i);
+    emitDescriptor(os, var,
+                   cuda ? "dout[" + index + "]" : "out[" + index + "].data",
+                   spec);
+    args.push_back("&" + var);
+  }
+  if (reports && cuda)
+    // All ones: check -1, no failure, until the compiled code's kernel
+    // writes the report (a stand-in driver that runs no kernel leaves it).
+    os << "  mgpuMemset32(dout[" << numOutputs
+       << "], 0xffffffffu, 6, (void *)0);\n";
+  if (reports) {
+    emitDescriptor(os, "reportOut",
+                   cuda ? "dout[" + std::to_string(numOutputs) + "]" : "report",
+                   TensorSpec{"index report", MIXPREC_I64, {3}});
+    args.push_back("&reportOut");
+  }
+  if (workspace) {
+    emitDescriptor(
+        os, "workspace", "dws",
+        TensorSpec{"workspace", MIXPREC_BOOL, {function.workspaceBytes}});
+    args.push_back("&workspace");
+  }
+  os << "  _mlir_ciface_" << function.name << "(" << llvm::join(args, ", ")
+     << ");\n";
+  if (cuda) {
+    os << "  status = mixprec_cuda_leave(" << entry << ", " << outputs << ", "
+       << callOutputs << ", dout);\n";
+  } else {
+    if (workspace)
+      os << "  mixprec_workspace_release(dws);\n";
+    os << "  mixprec_status status = MIXPREC_OK;\n";
+  }
+  if (reports)
+    os << "  if (status == MIXPREC_OK)\n    status = "
+       << "mixprec_index_failure(" << cStringLiteral(function.name)
+       << ", report, " << prefix << "checks, " << function.indexChecks.size()
+       << ");\n";
+  os << "  return status;\n}\n";
+}
+
 /// The state table: every parameter and buffer with its initial draw.
 static void emitStateTable(llvm::raw_ostream &os, ArrayRef<StateSpec> state) {
   std::vector<TensorSpec> tensors;
@@ -182,15 +304,14 @@ std::string emitABISource(ArrayRef<FunctionSignature> functions,
   if (cuda)
     os << "#include <stddef.h>\n"
        << "void mgpuMemset32(void *, unsigned, size_t, void *);\n\n";
-  // The index report of a function with checks: a hidden last output.
-  TensorSpec reportSpec{"index report", MIXPREC_I64, {3}};
   size_t maxRank = 0;
   for (const FunctionSignature &function : functions) {
     for (const std::vector<TensorSpec> *specs :
          {&function.inputs, &function.outputs})
       for (const TensorSpec &spec : *specs)
         maxRank = std::max(maxRank, spec.shape.size());
-    if (!function.indexChecks.empty())
+    // The index report and the workspace are 1-d.
+    if (!function.indexChecks.empty() || function.workspaceBytes > 0)
       maxRank = std::max<size_t>(maxRank, 1);
   }
   os << "typedef struct { void *allocated, *aligned; int64_t offset; } "
@@ -205,89 +326,11 @@ std::string emitABISource(ArrayRef<FunctionSignature> functions,
     os << "\n/* " << function.name << " */\n";
     emitSpecs(os, prefix + "in", function.inputs);
     emitSpecs(os, prefix + "out", function.outputs);
+    emitOutputHomes(os, prefix, function);
     bool reports = !function.indexChecks.empty();
     if (reports)
       emitIndexChecks(os, prefix, function.indexChecks);
-    os << "extern void _mlir_ciface_" << function.name << "(";
-    SmallVector<std::string> params;
-    for (const std::vector<TensorSpec> *specs :
-         {&function.inputs, &function.outputs})
-      for (const TensorSpec &spec : *specs)
-        params.push_back(descriptorType(spec.shape.size()) + " *");
-    if (reports)
-      params.push_back(descriptorType(1) + " *");
-    os << (params.empty() ? "void" : llvm::join(params, ", ")) << ");\n";
-    os << "static mixprec_status " << prefix
-       << "invoke(const mixprec_tensor *in, const mixprec_tensor *out) {\n";
-    size_t numInputs = function.inputs.size();
-    size_t numOutputs = function.outputs.size();
-    // The report goes where the outputs go (on CUDA: downloaded with them,
-    // at the one synchronization of the call), as one more output.
-    size_t deviceOutputs = numOutputs;
-    std::string outputs = "out";
-    if (reports) {
-      os << "  int64_t report[3];\n";
-      if (cuda) {
-        deviceOutputs = numOutputs + 1;
-        outputs = "outs";
-        os << "  static const int64_t report_shape[] = {3};\n"
-           << "  mixprec_tensor outs[" << deviceOutputs << "];\n"
-           << "  for (int i = 0; i < " << numOutputs << "; ++i)\n"
-           << "    outs[i] = out[i];\n"
-           << "  outs[" << numOutputs
-           << "] = (mixprec_tensor){report, MIXPREC_I64, 1, report_shape};\n";
-      }
-    }
-    // CUDA: the function runs on device copies of the tensors; C has no
-    // zero-length arrays.
-    if (cuda)
-      os << "  void *din[" << std::max<size_t>(numInputs, 1) << "], *dout["
-         << std::max<size_t>(deviceOutputs, 1) << "];\n"
-         << "  mixprec_status status = mixprec_cuda_enter(in, " << numInputs
-         << ", din, " << outputs << ", " << deviceOutputs << ", dout);\n"
-         << "  if (status != MIXPREC_OK)\n    return status;\n";
-    // A descriptor per tensor, `in<i>` over in[i] (or its device copy
-    // din[i]), `out<i>` likewise.
-    SmallVector<std::string> args;
-    auto emitDescriptors = [&](StringRef role, ArrayRef<TensorSpec> specs) {
-      for (auto [i, spec] : llvm::enumerate(specs)) {
-        std::string index = std::to_string(i);
-        std::string var = (role + index).str();
-        std::string data = cuda ? ("d" + role + "[" + index + "]").str()
-                                : (role + "[" + index + "].data").str();
-        emitDescriptor(os, var, data, spec);
-        args.push_back("&" + var);
-      }
-    };
-    emitDescriptors("in", function.inputs);
-    emitDescriptors("out", function.outputs);
-    if (reports && cuda)
-      // All ones: check -1, no failure, until the compiled code's kernel
-      // writes the report (a stand-in driver that runs no kernel leaves it).
-      os << "  mgpuMemset32(dout[" << numOutputs
-         << "], 0xffffffffu, 6, (void *)0);\n";
-    if (reports) {
-      emitDescriptor(os, "reportOut",
-                     cuda ? "dout[" + std::to_string(numOutputs) + "]"
-                          : "report",
-                     reportSpec);
-      args.push_back("&reportOut");
-    }
-    if (!cuda && numInputs == 0 && numOutputs == 0)
-      os << "  (void)in;\n  (void)out;\n";
-    os << "  _mlir_ciface_" << function.name << "(" << llvm::join(args, ", ")
-       << ");\n";
-    if (cuda)
-      os << "  status = mixprec_cuda_leave(" << outputs << ", " << deviceOutputs
-         << ", dout);\n";
-    else
-      os << "  mixprec_status status = MIXPREC_OK;\n";
-    if (reports)
-      os << "  if (status == MIXPREC_OK)\n    status = "
-         << "mixprec_index_failure(" << cStringLiteral(function.name)
-         << ", report, " << prefix << "checks, " << function.indexChecks.size()
-         << ");\n";
-    os << "  return status;\n}\n";
+    emitInvoke(os, prefix, index, function, cuda);
   }
   os << "\nconst mixprec_model_entry mixprec_model_entries[] = {\n";
   for (auto [index, function] : llvm::enumerate(functions)) {
@@ -297,7 +340,10 @@ std::string emitABISource(ArrayRef<FunctionSignature> functions,
        << (function.inputs.empty() ? "0" : prefix + "inspecs") << ", "
        << function.outputs.size() << ", "
        << (function.outputs.empty() ? "0" : prefix + "outspecs") << "}, "
-       << prefix << "invoke, " << int(function.trainStep) << "},\n";
+       << prefix << "invoke, " << int(function.trainStep) << ", "
+       << (function.outputs.empty() ? "0" : prefix + "homes") << ", "
+       << function.workspaceBytes << ", " << function.indexChecks.size()
+       << "},\n";
   }
   os << "};\nconst int32_t mixprec_model_num_entries = " << functions.size()
      << ";\n";

@@ -5,9 +5,11 @@
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -121,6 +123,64 @@ FailureOr<std::vector<FunctionSignature>> collectSignatures(ModuleOp module) {
   if (signatures.empty())
     return module.emitError("the module has no public function to compile");
   return signatures;
+}
+
+size_t bytesOf(const TensorSpec &spec) {
+  size_t bytes = spec.dtype == MIXPREC_F32 || spec.dtype == MIXPREC_I32 ? 4
+                 : spec.dtype == MIXPREC_I64                            ? 8
+                 : spec.dtype == MIXPREC_BOOL                           ? 1
+                                                                        : 2;
+  for (int64_t size : spec.shape)
+    bytes *= size_t(size);
+  return bytes;
+}
+
+int64_t plannedPeakBytes(const FunctionSignature &function, bool cuda) {
+  auto held = [&](size_t bytes) {
+    return int64_t(cuda ? llvm::alignTo(bytes, 256) : bytes);
+  };
+  int64_t peak = held(size_t(function.workspaceBytes));
+  for (const TensorSpec &input : function.inputs)
+    peak += held(bytesOf(input));
+  for (size_t output = 0; output < function.outputs.size(); ++output)
+    if (function.outputHome(output) < 0)
+      peak += held(bytesOf(function.outputs[output]));
+  if (!function.indexChecks.empty())
+    peak += held(3 * sizeof(int64_t));
+  return peak;
+}
+
+LogicalResult readLoweredLayout(ModuleOp lowered,
+                                std::vector<FunctionSignature> &signatures) {
+  for (FunctionSignature &signature : signatures) {
+    Operation *function = SymbolTable::lookupSymbolIn(lowered, signature.name);
+    if (!function)
+      return lowered.emitError("the lowered module lost @") << signature.name;
+    auto homes =
+        function->getAttrOfType<DenseI64ArrayAttr>(kResultsInArgumentsAttr);
+    // Every original result, the index report included.
+    size_t results =
+        signature.outputs.size() + (signature.indexChecks.empty() ? 0 : 1);
+    if (!homes || homes.size() != int64_t(results))
+      return function->emitError("@")
+             << signature.name << ": no '" << kResultsInArgumentsAttr
+             << "' for its " << results << " results";
+    signature.outputHomes.clear();
+    for (size_t output = 0; output < signature.outputs.size(); ++output) {
+      int64_t home = homes[output];
+      if (home < -1 || home >= int64_t(signature.inputs.size()))
+        return function->emitError("@")
+               << signature.name << ": result " << output
+               << " lives in no argument " << home;
+      signature.outputHomes.push_back(int32_t(home));
+    }
+    if (!signature.indexChecks.empty() && homes.asArrayRef().back() != -1)
+      return function->emitError("@")
+             << signature.name << ": the index report lives in an argument";
+    auto workspace = function->getAttrOfType<IntegerAttr>(kWorkspaceBytesAttr);
+    signature.workspaceBytes = workspace ? workspace.getInt() : 0;
+  }
+  return success();
 }
 
 /// PyTorch's fans: dims 0 (out) and 1 (in) times the receptive field.

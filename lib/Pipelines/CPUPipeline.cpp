@@ -66,6 +66,10 @@ RegisterTile chooseRegisterTile(StringRef cpu) {
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   pm.addPass(createMixprecExposeState());
   pm.addPass(createMixprecCheckIndices());
+  // State is updated in place, the caller's own: a call whose indices fail
+  // must leave it as it was. (On CUDA the device's copy is updated, and the
+  // caller's only when the call succeeds.)
+  pm.addNestedPass<func::FuncOp>(createMixprecGuardStateUpdates());
   pm.addPass(createConvertMixprecToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createMixprecDistinctResults());
@@ -83,6 +87,10 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // (docs/design.md §4).
   // Tile loops carry their output buffer as an iter_arg.
   addBufferizationPasses(pm, /*foldLoopCarriedBuffers=*/options.vectorize);
+  // 64 bytes: a cache line, the widest vector load. A call's tensors are
+  // its caller's, as they are.
+  addMemoryPlanPasses(pm, /*alignment=*/64, options.memoryReport,
+                      options.memoryReportJson, /*tensorAlignment=*/1);
   // LLVM optimizes each distinct loop nest once, in a small function.
   pm.addPass(createMixprecOutlineLoopNests());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

@@ -63,6 +63,11 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMixprecGpuMapToKernels(mapping));
   pm.addNestedPass<func::FuncOp>(createMixprecGpuDeviceBuffers());
+  // 256 bytes, as cuMemAlloc aligns: every access of a kernel stays as
+  // aligned as on a buffer of its own; a call's tensors start so in its
+  // device frame too (runtime/cuda/GpuLaunchRuntime.cpp).
+  addMemoryPlanPasses(pm, /*alignment=*/256, options.memoryReport,
+                      options.memoryReportJson, /*tensorAlignment=*/256);
   // Kernels on whole buffers; repeated layers compile each distinct kernel
   // once.
   pm.addPass(createMixprecGpuOutlineKernels());

@@ -5,6 +5,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
@@ -31,6 +32,8 @@ static void addBufferDeallocationPasses(OpPassManager &pm) {
 }
 
 void addBufferizationPasses(OpPassManager &pm, bool foldLoopCarriedBuffers) {
+  // State is held once: each new value is written over the old.
+  pm.addNestedPass<func::FuncOp>(createMixprecUpdateStateInPlace());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -40,6 +43,7 @@ void addBufferizationPasses(OpPassManager &pm, bool foldLoopCarriedBuffers) {
     // Fold the iter_arg, so the returned buffer is the allocation and
     // becomes the out-parameter.
     pm.addPass(createCanonicalizerPass());
+  pm.addPass(createMixprecResultsInArguments());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
@@ -48,6 +52,21 @@ void addBufferizationPasses(OpPassManager &pm, bool foldLoopCarriedBuffers) {
   // Strided copies would otherwise call memrefCopy (MLIR's runner
   // utilities): make them loops.
   pm.addPass(createMixprecCopiesToLoops());
+  pm.addNestedPass<func::FuncOp>(createMixprecReuseBuffers());
+}
+
+void addMemoryPlanPasses(OpPassManager &pm, int64_t alignment, bool report,
+                         StringRef reportJson, int64_t tensorAlignment) {
+  MixprecPlanMemoryOptions plan;
+  plan.alignment = alignment;
+  pm.addPass(createMixprecPlanMemory(plan));
+  pm.addNestedPass<func::FuncOp>(createMixprecVerifyMemoryPlan());
+  if (!report && reportJson.empty())
+    return;
+  MixprecMemoryReportOptions options;
+  options.jsonFile = reportJson.str();
+  options.tensorAlignment = tensorAlignment;
+  pm.addPass(createMixprecMemoryReport(options));
 }
 
 void addHostToLLVMPasses(OpPassManager &pm) {

@@ -9,7 +9,7 @@
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 #include "mixprec/Transforms/Passes.h"
 
-#include "ReportSupport.h"
+#include "mixprec/Transforms/ReportSupport.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 

@@ -1,7 +1,6 @@
 //===- ReportSupport.cpp - shared pieces of the report passes -------------===//
-//----------------===//
 
-#include "ReportSupport.h"
+#include "mixprec/Transforms/ReportSupport.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -12,9 +11,14 @@ using namespace mlir;
 std::string mixprec::locationOf(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  if (auto fileLoc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
-       << fileLoc.getColumn();
+  FileLineColLoc file;
+  op->getLoc()->walk([&](Location inner) {
+    file = dyn_cast<FileLineColLoc>(inner);
+    return file ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (file)
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
   else
     op->getLoc()->print(os);
   return text;

@@ -10,9 +10,9 @@ Arrays are numpy arrays; bf16 tensors are np.uint16 arrays of raw bf16 bits
 """
 from .compiler import CompileError, compile_file, compile_source, tool_path
 from .plot import plot_history
-from .runtime import (Function, Model, ModelError, StateSpec, TensorSpec,
-                      Trainer, UnknownFunctionError)
+from .runtime import (Function, MemoryPlan, Model, ModelError, StateSpec,
+                      TensorSpec, Trainer, UnknownFunctionError)
 
 __all__ = ["CompileError", "compile_file", "compile_source", "tool_path",
-           "Function", "Model", "ModelError", "StateSpec", "TensorSpec",
-           "Trainer", "UnknownFunctionError", "plot_history"]
+           "Function", "MemoryPlan", "Model", "ModelError", "StateSpec",
+           "TensorSpec", "Trainer", "UnknownFunctionError", "plot_history"]

@@ -8,7 +8,7 @@ from ctypes import POINTER, c_char_p, c_float, c_int, c_int32, c_int64, \
     c_size_t, c_uint32, c_uint64, c_void_p
 
 # MIXPREC_API_VERSION of mixprec.h: the version of the table read below.
-API_VERSION = 3
+API_VERSION = 4
 
 STATUS = c_int  # mixprec_status
 DTYPE = c_int  # mixprec_dtype
@@ -37,6 +37,11 @@ class Function(ctypes.Structure):
                 ("inputs", POINTER(TensorSpec)),
                 ("num_outputs", c_int32),
                 ("outputs", POINTER(TensorSpec))]
+
+
+class MemoryPlan(ctypes.Structure):
+    _fields_ = [("state_bytes", c_int64), ("workspace_bytes", c_int64),
+                ("host_bytes", c_int64), ("device_bytes", c_int64)]
 
 
 # (name, result, parameters) of each entry point, in the table's order.
@@ -76,6 +81,9 @@ ENTRY_POINTS = (
     ("mixprec_dtype_name", STATUS, (DTYPE, POINTER(c_char_p))),
     ("mixprec_state_role_at", STATUS,
      (c_int32, POINTER(STATE_ROLE), POINTER(c_char_p))),
+    ("mixprec_function_memory", STATUS,
+     (POINTER(Function), POINTER(MemoryPlan))),
+    ("mixprec_trainer_memory", STATUS, (TRAINER, POINTER(MemoryPlan))),
 )
 
 

@@ -73,6 +73,23 @@ class Function:
     outputs: tuple
 
 
+@dataclass(frozen=True)
+class MemoryPlan:
+    """Memory planned at compile time (docs/design.md §12), in bytes: a
+    trainer's state, held once (0 for a function); the workspace of a
+    call's temporaries; the host memory and, on CUDA, the device memory a
+    train step (or a call) needs."""
+    state_bytes: int
+    workspace_bytes: int
+    host_bytes: int
+    device_bytes: int
+
+
+def _memory_plan(raw):
+    return MemoryPlan(raw.state_bytes, raw.workspace_bytes, raw.host_bytes,
+                      raw.device_bytes)
+
+
 def _spec(raw):
     shape = tuple(raw.shape[i] for i in range(raw.rank))
     return TensorSpec(raw.name.decode(), raw.dtype, shape)
@@ -170,6 +187,15 @@ class Model:
         self._check(self._api.mixprec_device_memory(ctypes.byref(current),
                                                     ctypes.byref(peak)))
         return current.value, peak.value
+
+    def function_memory(self, name):
+        """The `MemoryPlan` of a call of `name`: its workspace, and on CUDA
+        the device memory the call holds."""
+        self.function(name)
+        plan = abi.MemoryPlan()
+        self._check(self._api.mixprec_function_memory(self._handles[name],
+                                                      ctypes.byref(plan)))
+        return _memory_plan(plan)
 
     def trainer(self, step="train", seed=0):
         """A `Trainer` for the train step `step`, its state initialized
@@ -291,6 +317,16 @@ class Trainer:
             self._handle, _tensors(batch, keep_alive, labels), len(batch), lr,
             ctypes.byref(loss)))
         return loss.value
+
+    @property
+    def memory_plan(self):
+        """The `MemoryPlan` of the trainer's steps: its state, held once,
+        the step's workspace, and the host (and on CUDA device) memory a
+        step needs in all, as planned at compile time."""
+        plan = abi.MemoryPlan()
+        self.model._check(self._api.mixprec_trainer_memory(
+            self._handle, ctypes.byref(plan)))
+        return _memory_plan(plan)
 
     @property
     def step_count(self):

@@ -16,23 +16,30 @@
 extern "C" {
 #endif
 
-/* Starts a call: opens the CUDA driver if it is not open (MIXPREC_UNAVAILABLE
- * without one), allocates a device buffer for each input and output into
- * device_inputs and device_outputs, and uploads the inputs. Calls are
- * serialized: this waits for another thread's call to leave. On failure
- * nothing is held and the compiled function must not run. */
+/* Starts a call of `entry`: opens the CUDA driver if it is not open
+ * (MIXPREC_UNAVAILABLE without one), lays the call's device buffers out in
+ * the library's frame (one device allocation, kept from call to call and
+ * grown only when a call needs more: a steady stream of calls allocates
+ * nothing), uploads the inputs, and gives each input's, output's and the
+ * workspace's device buffer in device_inputs, device_outputs and
+ * device_workspace. An output that lives in an input (entry->output_homes;
+ * `outputs` may hold one more, the index report, which lives in none) gets
+ * that input's buffer. Calls are serialized: this waits for another
+ * thread's call to leave. On failure nothing is held and the compiled
+ * function must not run. */
 __attribute__((visibility("hidden"))) mixprec_status mixprec_cuda_enter(
-    const mixprec_tensor *inputs, int32_t num_inputs, void **device_inputs,
-    const mixprec_tensor *outputs, int32_t num_outputs, void **device_outputs);
-
+    const mixprec_model_entry *entry, const mixprec_tensor *inputs,
+    int32_t num_inputs, void **device_inputs, const mixprec_tensor *outputs,
+    int32_t num_outputs, void **device_outputs, void **device_workspace);
 /* Ends a call that mixprec_cuda_enter started: waits for its GPU work and
  * reports the first error of the call (MIXPREC_DEVICE_ERROR, or
  * MIXPREC_INTERNAL for a runtime misuse, with the message); downloads the
- * outputs only if there was none; frees every device buffer of the call,
- * the inputs' included. */
-__attribute__((visibility("hidden"))) mixprec_status
-mixprec_cuda_leave(const mixprec_tensor *outputs, int32_t num_outputs,
-                   void *const *device_outputs);
+ * outputs only if there was none, so a failed call leaves the caller's
+ * buffers, and a trainer's state, as they were; frees what the compiled
+ * code allocated itself. */
+__attribute__((visibility("hidden"))) mixprec_status mixprec_cuda_leave(
+    const mixprec_model_entry *entry, const mixprec_tensor *outputs,
+    int32_t num_outputs, void *const *device_outputs);
 
 #ifdef __cplusplus
 }

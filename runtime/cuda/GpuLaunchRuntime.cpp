@@ -62,8 +62,11 @@ pthread_mutex_t stateLock = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t callLock = PTHREAD_MUTEX_INITIALIZER;
 Driver *driver;
 Image *images;
+// What the compiled code allocates during a call (freed by the call).
 Allocation *allocations;
 size_t numAllocations, allocationCapacity;
+// The calls' tensors and workspaces, kept between calls.
+Allocation frame;
 int64_t currentBytes, peakBytes;
 mixprec_status error;
 char errorMessage[512];
@@ -103,14 +106,31 @@ void closeDriver() {
     forgetKernels(image);
   }
   numAllocations = 0;
+  frame = {0, 0};
   currentBytes = 0;
   close(driver);
   driver = nullptr;
 }
 
-void *allocate(size_t bytes) {
+/// `bytes` of device memory, counted in currentBytes and peakBytes.
+void *allocateBytes(size_t bytes) {
   Driver *open = usableDriver();
   if (!open)
+    return nullptr;
+  DevicePointer pointer = 0;
+  if (mixprec_status status = allocateOnStream(open, bytes, &pointer)) {
+    keep(status);
+    return nullptr;
+  }
+  currentBytes += int64_t(bytes);
+  if (currentBytes > peakBytes)
+    peakBytes = currentBytes;
+  return reinterpret_cast<void *>(pointer);
+}
+
+/// Device memory the compiled code allocates during a call.
+void *allocate(size_t bytes) {
+  if (!usableDriver())
     return nullptr;
   if (numAllocations == allocationCapacity) {
     size_t capacity = allocationCapacity ? 2 * allocationCapacity : 64;
@@ -123,16 +143,10 @@ void *allocate(size_t bytes) {
     allocations = grown;
     allocationCapacity = capacity;
   }
-  DevicePointer pointer = 0;
-  if (mixprec_status status = allocateOnStream(open, bytes, &pointer)) {
-    keep(status);
-    return nullptr;
-  }
-  allocations[numAllocations++] = {pointer, bytes};
-  currentBytes += int64_t(bytes);
-  if (currentBytes > peakBytes)
-    peakBytes = currentBytes;
-  return reinterpret_cast<void *>(pointer);
+  void *pointer = allocateBytes(bytes);
+  if (pointer)
+    allocations[numAllocations++] = {DevicePointer(pointer), bytes};
+  return pointer;
 }
 
 void release(size_t index) {
@@ -140,6 +154,29 @@ void release(size_t index) {
   allocations[index] = allocations[--numAllocations];
   currentBytes -= int64_t(allocation.bytes);
   keep(releaseOnStream(driver, allocation.pointer));
+}
+
+void releaseFrame() {
+  currentBytes -= int64_t(frame.bytes);
+  keep(releaseOnStream(driver, frame.pointer));
+  frame = {0, 0};
+}
+
+/// Every buffer of a frame starts 256-byte aligned, as cuMemAlloc's do.
+size_t alignFrame(size_t bytes) { return (bytes + 255) & ~size_t(255); }
+
+/// The input output `index` of `entry` lives in, or -1 (the index report,
+/// past the entry's outputs, lives in none).
+int32_t homeOf(const mixprec_model_entry *entry, int32_t index) {
+  return index < entry->function.num_outputs ? mixprec_output_home(entry, index)
+                                             : -1;
+}
+
+size_t specBytes(const mixprec_tensor_spec &spec) {
+  size_t bytes = mixprec::dtypeSize(spec.dtype);
+  for (int32_t dim = 0; dim < spec.rank; ++dim)
+    bytes *= size_t(spec.shape[dim]);
+  return bytes;
 }
 
 size_t bytesOf(const mixprec_tensor &tensor) {
@@ -351,32 +388,51 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
 
 extern "C" {
 
-mixprec_status mixprec_cuda_enter(const mixprec_tensor *inputs,
+mixprec_status mixprec_cuda_enter(const mixprec_model_entry *entry,
+                                  const mixprec_tensor *inputs,
                                   int32_t num_inputs, void **device_inputs,
                                   const mixprec_tensor *outputs,
-                                  int32_t num_outputs, void **device_outputs) {
+                                  int32_t num_outputs, void **device_outputs,
+                                  void **device_workspace) {
   pthread_mutex_lock(&callLock);
   Locked locked;
   error = MIXPREC_OK;
   Driver *open = usableDriver();
-  for (int32_t i = 0; i < num_inputs && error == MIXPREC_OK; ++i) {
-    size_t bytes = bytesOf(inputs[i]);
-    device_inputs[i] = allocate(bytes);
-    if (device_inputs[i] && bytes)
+  size_t size = size_t(mixprec_device_frame_bytes(entry));
+  if (open && frame.bytes < size) {
+    if (frame.pointer)
+      releaseFrame();
+    if (void *pointer = allocateBytes(size))
+      frame = {DevicePointer(pointer), size};
+  }
+  // The frame's layout (mixprec_device_frame_bytes): inputs, the outputs
+  // that live in no input (the index report last), the workspace.
+  size_t offset = 0;
+  auto next = [&](size_t bytes) {
+    auto *buffer = reinterpret_cast<void *>(frame.pointer + offset);
+    offset += alignFrame(bytes);
+    return buffer;
+  };
+  for (int32_t i = 0; i < num_inputs; ++i)
+    device_inputs[i] = next(bytesOf(inputs[i]));
+  for (int32_t i = 0; i < num_outputs; ++i) {
+    int32_t home = homeOf(entry, i);
+    device_outputs[i] =
+        home >= 0 ? device_inputs[home] : next(bytesOf(outputs[i]));
+  }
+  *device_workspace = next(size_t(entry->workspace_bytes));
+  for (int32_t i = 0; i < num_inputs && error == MIXPREC_OK; ++i)
+    if (size_t bytes = bytesOf(inputs[i]))
       keep(copyToDevice(open, DevicePointer(device_inputs[i]), inputs[i].data,
                         bytes));
-  }
-  for (int32_t i = 0; i < num_outputs && error == MIXPREC_OK; ++i)
-    device_outputs[i] = allocate(bytesOf(outputs[i]));
   if (error == MIXPREC_OK)
     return MIXPREC_OK;
-  while (numAllocations)
-    release(numAllocations - 1);
   pthread_mutex_unlock(&callLock);
   return takeError();
 }
 
-mixprec_status mixprec_cuda_leave(const mixprec_tensor *outputs,
+mixprec_status mixprec_cuda_leave(const mixprec_model_entry *,
+                                  const mixprec_tensor *outputs,
                                   int32_t num_outputs,
                                   void *const *device_outputs) {
   mixprec_status status;
@@ -405,6 +461,21 @@ mixprec_status mixprec_cuda_leave(const mixprec_tensor *outputs,
   }
   pthread_mutex_unlock(&callLock);
   return status;
+}
+
+int64_t mixprec_device_frame_bytes(const mixprec_model_entry *entry) {
+  // As mixprec_cuda_enter lays a call out: inputs, the outputs that live in
+  // no input, the index report, the workspace.
+  const mixprec_function &function = entry->function;
+  size_t bytes = 0;
+  for (int32_t i = 0; i < function.num_inputs; ++i)
+    bytes += alignFrame(specBytes(function.inputs[i]));
+  for (int32_t i = 0; i < function.num_outputs; ++i)
+    if (homeOf(entry, i) < 0)
+      bytes += alignFrame(specBytes(function.outputs[i]));
+  if (entry->num_index_checks > 0)
+    bytes += alignFrame(3 * sizeof(int64_t));
+  return int64_t(bytes + alignFrame(size_t(entry->workspace_bytes)));
 }
 
 mixprec_status mixprec_device_memory(int64_t *current_bytes,

@@ -104,9 +104,22 @@ static cl::opt<std::string>
         cl::ValueOptional, cl::init("none"), cl::cat(compileCategory));
 static cl::opt<bool> memoryReport(
     "memory-report",
-    cl::desc("Print each train step's memory (--mixprec-memory-report) on "
-             "stderr after --amp or --autodiff"),
+    cl::desc("Print what each function's calls hold, from the memory plan "
+             "the code uses (--mixprec-memory-report), and the model's "
+             "state, on stderr"),
     cl::init(false), cl::cat(compileCategory));
+static cl::opt<std::string>
+    memoryReportJson("memory-report-json",
+                     cl::desc("Write the memory report as JSON to this file"),
+                     cl::value_desc("path"), cl::init(""),
+                     cl::cat(compileCategory));
+static cl::opt<int64_t> memoryBudget(
+    "memory-budget",
+    cl::desc("The most bytes a call of a train step may hold, as its memory "
+             "plan counts them (inputs, outputs, workspace): forward values "
+             "are recomputed in the backward until the plan fits, or the "
+             "compile fails with the least it can reach (0: no budget)"),
+    cl::value_desc("bytes"), cl::init(0), cl::cat(compileCategory));
 static cl::opt<std::string>
     headerFile("header", cl::desc("Header to write (default: beside -o)"),
                cl::init(""), cl::cat(compileCategory));
@@ -177,6 +190,186 @@ static int joinObjects(ArrayRef<std::string> objects, StringRef output) {
   SmallVector<StringRef> args = {"-r", "-nostdlib", "-o", output};
   args.append(objects.begin(), objects.end());
   return runCompiler(args, "writing " + output);
+}
+
+/// The model's state by what it holds: what a trainer allocates once.
+static void printStateMemory(ArrayRef<mixprec::StateSpec> state) {
+  int64_t parameters = 0, optimizer = 0, buffers = 0;
+  for (const mixprec::StateSpec &spec : state) {
+    int64_t bytes = int64_t(mixprec::bytesOf(spec.tensor));
+    if (spec.role == MIXPREC_STATE_PARAMETER)
+      parameters += bytes;
+    else if (spec.role == MIXPREC_STATE_BUFFER)
+      buffers += bytes;
+    else
+      optimizer += bytes;
+  }
+  llvm::errs() << "model state, held once by a trainer: "
+               << parameters + optimizer + buffers << " bytes (parameters "
+               << parameters << ", optimizer and loss-scale state " << optimizer
+               << ", buffers " << buffers << ")\n";
+}
+
+/// Applies the command line's pass-manager options (timing under `stage`,
+/// --mlir-print-ir-*, ...) to a pass manager.
+using Configure =
+    llvm::function_ref<LogicalResult(PassManager &, TimingScope &)>;
+
+/// `module`, after the training passes, with its state exposed and lowered
+/// for the target, its memory report printed when `report`: the ABI
+/// signatures of its public functions, their lowered layout read back.
+static FailureOr<std::vector<mixprec::FunctionSignature>>
+lowerModel(ModuleOp module, ArrayRef<std::string> trainSteps, bool report,
+           TimingScope &timing, Configure configure) {
+  MLIRContext *context = module.getContext();
+  TimingScope exposeTiming = timing.nest("Expose state");
+  PassManager expose(context);
+  if (failed(configure(expose, exposeTiming)))
+    return failure();
+  expose.addPass(mixprec::createMixprecExposeState());
+  expose.addPass(mixprec::createMixprecCheckIndices());
+  // As the CPU pipeline: its state is updated in place where the caller's
+  // is (a CUDA call downloads it only when it succeeds).
+  if (target != "cuda")
+    expose.addNestedPass<func::FuncOp>(
+        mixprec::createMixprecGuardStateUpdates());
+  if (failed(expose.run(module)))
+    return failure();
+  FailureOr<std::vector<mixprec::FunctionSignature>> signatures =
+      mixprec::collectSignatures(module);
+  if (failed(signatures))
+    return failure();
+  for (mixprec::FunctionSignature &signature : *signatures)
+    signature.trainStep = llvm::is_contained(trainSteps, signature.name);
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (!function.isPublic() || function.isExternal())
+      continue;
+    function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                      UnitAttr::get(context));
+    // A public function is host code (allocations, calls of the loop nests
+    // or kernel launches, scalars), as large as the model: LLVM leaves it
+    // unoptimized and generates it at O0 (see emitObjectFiles), and does not
+    // inline it into its C wrapper.
+    function->setAttr(
+        "passthrough",
+        ArrayAttr::get(context, {StringAttr::get(context, "noinline"),
+                                 StringAttr::get(context, "optnone")}));
+    // The names now live in the ABI tables; LLVM has no use for them.
+    // (The lowering reads the state's names to update it in place, and
+    // drops them itself.)
+    function->removeAttr(mixprec::kIndexChecksAttr);
+    for (unsigned i = 0, e = function.getNumResults(); i < e; ++i) {
+      function.removeResultAttr(
+          i, StringAttr::get(context, mixprec::kIndexReportAttr));
+      function.removeResultAttr(
+          i, StringAttr::get(context, mixprec::kGradientOfAttr));
+    }
+  }
+  exposeTiming.stop();
+
+  TimingScope loweringTiming = timing.nest("Lowering passes");
+  PassManager pm(context);
+  if (failed(configure(pm, loweringTiming)))
+    return failure();
+  if (target == "cuda") {
+    mixprec::CUDAPipelineOptions options;
+    options.chips = archs;
+    options.toolkit = cudaPath;
+    options.memoryReport = report;
+    options.memoryReportJson = report ? memoryReportJson.getValue() : "";
+    mixprec::buildCUDAPipeline(pm, options);
+  } else {
+    mixprec::CPUPipelineOptions options;
+    options.vectorize = vectorize;
+    options.cpu = cpu;
+    options.memoryReport = report;
+    options.memoryReportJson = report ? memoryReportJson.getValue() : "";
+    mixprec::buildCPUPipeline(pm, options);
+  }
+  if (failed(pm.run(module)) ||
+      failed(mixprec::readLoweredLayout(module, *signatures)))
+    return failure();
+  return signatures;
+}
+
+/// Runs --mixprec-rematerialize on `module` with `budget`, printing what it
+/// recomputes when `report`.
+static LogicalResult rematerialize(ModuleOp module, int64_t budget, bool report,
+                                   TimingScope &timing, Configure configure) {
+  TimingScope stage = timing.nest("Rematerialize");
+  PassManager pm(module.getContext());
+  if (failed(configure(pm, stage)))
+    return failure();
+  mixprec::MixprecRematerializeOptions options;
+  options.budget = budget;
+  options.report = report;
+  pm.addPass(mixprec::createMixprecRematerialize(options));
+  return pm.run(module);
+}
+
+/// The most bytes a call of a train step holds in the plan of `module`,
+/// lowered from a copy; and through `estimate`, what
+/// --mixprec-rematerialize with `budget` estimates its temporaries take.
+static FailureOr<int64_t> plannedStepPeak(ModuleOp module,
+                                          ArrayRef<std::string> trainSteps,
+                                          int64_t budget, int64_t &estimate,
+                                          TimingScope &timing,
+                                          Configure configure) {
+  OwningOpRef<ModuleOp> trial = module.clone();
+  if (failed(rematerialize(*trial, budget, false, timing, configure)))
+    return failure();
+  estimate = 0;
+  for (auto step : trial->getOps<func::FuncOp>())
+    if (step->hasAttr(mixprec::kOptimizerStepAttr))
+      estimate = std::max(estimate, mixprec::estimateTemporaryBytes(step));
+  FailureOr<std::vector<mixprec::FunctionSignature>> signatures =
+      lowerModel(*trial, trainSteps, false, timing, configure);
+  if (failed(signatures))
+    return failure();
+  int64_t peak = 0;
+  for (const mixprec::FunctionSignature &signature : *signatures)
+    if (signature.trainStep)
+      peak = std::max(peak,
+                      mixprec::plannedPeakBytes(signature, target == "cuda"));
+  return peak;
+}
+
+/// The budget of --mixprec-rematerialize under which every train step's
+/// planned peak is within --memory-budget, recomputing as little as it can:
+/// none when the plan fits as it is, else the estimate lowered by each
+/// plan's overshoot until it fits. Fails, saying the least peak reachable,
+/// when nothing more can be recomputed.
+static FailureOr<int64_t>
+chooseRematerialization(ModuleOp module, ArrayRef<std::string> trainSteps,
+                        TimingScope &timing, Configure configure) {
+  TimingScope stage = timing.nest("Memory budget");
+  int64_t estimate = 0;
+  FailureOr<int64_t> peak =
+      plannedStepPeak(module, trainSteps, 0, estimate, stage, configure);
+  if (failed(peak) || *peak <= memoryBudget)
+    return failed(peak) ? FailureOr<int64_t>(failure()) : 0;
+  int64_t budget = estimate;
+  // Each round recomputes more; a few rounds close the gap between the
+  // estimate and the plan.
+  for (int round = 0; round < 12; ++round) {
+    budget = std::max<int64_t>(1, budget - (*peak - memoryBudget));
+    int64_t reached = 0;
+    peak =
+        plannedStepPeak(module, trainSteps, budget, reached, stage, configure);
+    if (failed(peak))
+      return failure();
+    if (*peak <= memoryBudget)
+      return budget;
+    // Nothing left that would lower the estimate: this is the least.
+    if (reached > budget)
+      break;
+  }
+  fail("a train step needs " + Twine(*peak) +
+       " bytes at its peak with the forward values recomputed in the "
+       "backward that lower it, more than --memory-budget=" +
+       Twine(memoryBudget) +
+       "; give a budget of at least that, or train on smaller batches");
+  return failure();
 }
 
 int main(int argc, char **argv) {
@@ -272,8 +465,6 @@ int main(int argc, char **argv) {
   }
   if (autodiff)
     training.addPass(mixprec::createMixprecAutodiff());
-  if (memoryReport)
-    training.addPass(mixprec::createMixprecMemoryReport());
   if (failed(training.run(*module)))
     return 1;
   // The state table and the train steps, before their declarations and
@@ -284,66 +475,25 @@ int main(int argc, char **argv) {
     return 1;
   std::vector<std::string> trainSteps = mixprec::trainStepNames(*module);
   trainingTiming.stop();
-  TimingScope exposeTiming = timing.nest("Expose state");
-  PassManager expose(&context);
-  if (failed(configure(expose, exposeTiming)))
-    return 1;
-  expose.addPass(mixprec::createMixprecExposeState());
-  expose.addPass(mixprec::createMixprecCheckIndices());
-  if (failed(expose.run(*module)))
+  // Recomputation in the backward: the casts AMP saves twice, and under
+  // --memory-budget whatever it takes for the plan to fit.
+  int64_t rematerializeBudget = 0;
+  if (memoryBudget > 0) {
+    FailureOr<int64_t> chosen =
+        chooseRematerialization(*module, trainSteps, timing, configure);
+    if (failed(chosen))
+      return 1;
+    rematerializeBudget = *chosen;
+  }
+  if (failed(rematerialize(*module, rematerializeBudget, memoryReport, timing,
+                           configure)))
     return 1;
   FailureOr<std::vector<mixprec::FunctionSignature>> signatures =
-      mixprec::collectSignatures(*module);
+      lowerModel(*module, trainSteps, memoryReport, timing, configure);
   if (failed(signatures))
     return 1;
-  for (mixprec::FunctionSignature &signature : *signatures)
-    signature.trainStep = llvm::is_contained(trainSteps, signature.name);
-  for (auto function : module->getOps<func::FuncOp>()) {
-    if (!function.isPublic() || function.isExternal())
-      continue;
-    function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                      UnitAttr::get(&context));
-    // A public function is host code (allocations, calls of the loop nests
-    // or kernel launches, scalars), as large as the model: LLVM leaves it
-    // unoptimized and generates it at O0 (see emitObjectFiles), and does not
-    // inline it into its C wrapper.
-    function->setAttr(
-        "passthrough",
-        ArrayAttr::get(&context, {StringAttr::get(&context, "noinline"),
-                                  StringAttr::get(&context, "optnone")}));
-    // The names now live in the ABI tables; LLVM has no use for them.
-    for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
-      function.removeArgAttr(i, mixprec::kABINameAttr);
-    function->removeAttr(mixprec::kIndexChecksAttr);
-    for (unsigned i = 0, e = function.getNumResults(); i < e; ++i) {
-      function.removeResultAttr(
-          i, StringAttr::get(&context, mixprec::kIndexReportAttr));
-      function.removeResultAttr(
-          i, StringAttr::get(&context, mixprec::kABINameAttr));
-      function.removeResultAttr(
-          i, StringAttr::get(&context, mixprec::kGradientOfAttr));
-    }
-  }
-
-  exposeTiming.stop();
-  TimingScope loweringTiming = timing.nest("Lowering passes");
-  PassManager pm(&context);
-  if (failed(configure(pm, loweringTiming)))
-    return 1;
-  if (cuda) {
-    mixprec::CUDAPipelineOptions options;
-    options.chips = archs;
-    options.toolkit = cudaPath;
-    mixprec::buildCUDAPipeline(pm, options);
-  } else {
-    mixprec::CPUPipelineOptions options;
-    options.vectorize = vectorize;
-    options.cpu = cpu;
-    mixprec::buildCPUPipeline(pm, options);
-  }
-  if (failed(pm.run(*module)))
-    return 1;
-  loweringTiming.stop();
+  if (memoryReport)
+    printStateMemory(*state);
 
   if (emit == Emit::PTX) {
     std::vector<mixprec::KernelImage> images =

@@ -13,6 +13,7 @@
 #include "Train.h"
 #include "Dtype.h"
 #include "Npy.h"
+#include "ResidentMemory.h"
 #include "TrainerABI.h"
 
 #include <algorithm>
@@ -113,6 +114,8 @@ std::string parseTrainOptions(const std::vector<std::string> &args,
       options.save = value;
     else if (flag == "--eval-labels")
       options.evalLabels = value;
+    else if (flag == "--memory-report")
+      options.memoryReport = value;
     else if (flag == "--amp")
       return "--amp compiles a model.mlir; this model is a compiled library "
              "(compile it with mixprec-compile --amp=... instead)";
@@ -135,21 +138,21 @@ namespace {
 /// "" when a checkpoint can be written to `path` (its directory exists and
 /// is writable: the checkpoint is a temporary file there, renamed), else
 /// why not.
-std::string checkSavePath(const std::string &path) {
+std::string checkOutputPath(const std::string &flag, const std::string &path) {
   if (path.empty() || path.back() == '/')
-    return "--save " + path + ": needs a file name";
+    return flag + " " + path + ": needs a file name";
   size_t slash = path.rfind('/');
   std::string directory = slash == std::string::npos ? "."
                           : slash == 0               ? "/"
                                                      : path.substr(0, slash);
   struct stat status;
   if (stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode))
-    return "--save " + path + ": is a directory";
+    return flag + " " + path + ": is a directory";
   if (stat(directory.c_str(), &status) != 0 || !S_ISDIR(status.st_mode))
-    return "--save " + path + ": the directory " + directory +
+    return flag + " " + path + ": the directory " + directory +
            " does not exist";
   if (access(directory.c_str(), W_OK | X_OK) != 0)
-    return "--save " + path + ": the directory " + directory +
+    return flag + " " + path + ": the directory " + directory +
            " is not writable";
   return "";
 }
@@ -313,11 +316,45 @@ const char *trainUsage() {
          "                      after training, run F on X (any number of "
          "rows) and print\n"
          "                      the accuracy of its argmax against Y\n"
+         "  --memory-report R   print the trainer's memory plan and the "
+         "growth of resident\n"
+         "                      (and GPU) memory while training, and write "
+         "both to R (JSON)\n"
          "Everything is checked before the first step. A step whose loss is "
          "not finite\n"
          "and that was applied (not skipped by a loss scaler) stops the run "
          "with exit\n"
          "status 1: the weights it wrote are not finite either.\n";
+}
+
+/// Prints the trainer's memory plan against what was measured (-1: not
+/// measured) and writes both as JSON to `path`; "" or what went wrong.
+static std::string reportMemory(TrainerABI &abi, mixprec_trainer *trainer,
+                                int64_t residentGrowth, int64_t peakDeviceBytes,
+                                const std::string &path) {
+  mixprec_memory_plan plan;
+  if (abi.api.mixprec_trainer_memory(trainer, &plan) != MIXPREC_OK)
+    return abi.api.mixprec_last_error();
+  std::printf("memory plan: state %lld bytes, workspace %lld, host %lld, "
+              "device %lld; measured: peak resident memory grew %lld bytes "
+              "while training, peak device memory %lld\n",
+              (long long)plan.state_bytes, (long long)plan.workspace_bytes,
+              (long long)plan.host_bytes, (long long)plan.device_bytes,
+              (long long)residentGrowth, (long long)peakDeviceBytes);
+  FILE *file = std::fopen(path.c_str(), "w");
+  if (!file)
+    return path + ": cannot write the memory report: " + std::strerror(errno);
+  std::fprintf(file,
+               "{\"planned\": {\"state_bytes\": %lld, \"workspace_bytes\": "
+               "%lld, \"host_bytes\": %lld, \"device_bytes\": %lld}, "
+               "\"measured\": {\"resident_growth_bytes\": %lld, "
+               "\"peak_device_bytes\": %lld}}\n",
+               (long long)plan.state_bytes, (long long)plan.workspace_bytes,
+               (long long)plan.host_bytes, (long long)plan.device_bytes,
+               (long long)residentGrowth, (long long)peakDeviceBytes);
+  if (std::fclose(file) != 0)
+    return path + ": cannot write the memory report: " + std::strerror(errno);
+  return "";
 }
 
 int runTrain(const ModelLibrary &library, const TrainOptions &options) {
@@ -327,18 +364,14 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
   if (!step)
     return fail("the model has no function '" + options.step + "'");
   if (!options.save.empty())
-    if (std::string problem = checkSavePath(options.save); !problem.empty())
+    if (std::string problem = checkOutputPath("--save", options.save);
+        !problem.empty())
       return fail(problem);
-
-  mixprec_trainer *trainer = nullptr;
-  if (abi.api.mixprec_trainer_create(options.step.c_str(), options.seed,
-                                     &trainer) != MIXPREC_OK)
-    return fail(abi.api.mixprec_last_error());
-  struct Destroy {
-    TrainerABI &abi;
-    mixprec_trainer *trainer;
-    ~Destroy() { abi.api.mixprec_trainer_destroy(trainer); }
-  } destroy{abi, trainer};
+  if (!options.memoryReport.empty())
+    if (std::string problem =
+            checkOutputPath("--memory-report", options.memoryReport);
+        !problem.empty())
+      return fail(problem);
 
   // Progress shows the loss scale where the step has one.
   bool scaled = abi.hasStepState(options.step, MIXPREC_STATE_LOSS_SCALE);
@@ -389,6 +422,25 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
         !problem.empty())
       return fail(problem);
 
+  std::mt19937_64 shuffle(options.seed);
+  std::vector<int64_t> order(static_cast<size_t>(samples));
+  std::vector<mixprec_tensor> tensors;
+  for (npy::Array &batch : batches)
+    tensors.push_back(tensorOf(batch));
+  // What --memory-report measures starts here: the data and batches are
+  // the caller's, the trainer and its steps are the model's.
+  bool measured = !options.memoryReport.empty() && resetPeakResidentMemory();
+  ResidentMemory before = residentMemory();
+  mixprec_trainer *trainer = nullptr;
+  if (abi.api.mixprec_trainer_create(options.step.c_str(), options.seed,
+                                     &trainer) != MIXPREC_OK)
+    return fail(abi.api.mixprec_last_error());
+  struct Destroy {
+    TrainerABI &abi;
+    mixprec_trainer *trainer;
+    ~Destroy() { abi.api.mixprec_trainer_destroy(trainer); }
+  } destroy{abi, trainer};
+
   if (!options.resume.empty()) {
     if (abi.api.mixprec_trainer_load(trainer, options.resume.c_str()) !=
         MIXPREC_OK)
@@ -406,11 +458,6 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
                 (long long)abi.stepCount(trainer));
   }
 
-  std::mt19937_64 shuffle(options.seed);
-  std::vector<int64_t> order(static_cast<size_t>(samples));
-  std::vector<mixprec_tensor> tensors;
-  for (npy::Array &batch : batches)
-    tensors.push_back(tensorOf(batch));
   auto start = std::chrono::steady_clock::now();
   auto logStart = start;
   float loss = 0.0f;
@@ -496,11 +543,18 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
                 (long long)abi.skippedSteps(trainer),
                 (long long)abi.stepCount(trainer));
   std::printf("\n");
-  int64_t deviceBytes, peakDeviceBytes;
+  int64_t deviceBytes = -1, peakDeviceBytes = -1;
   if (abi.api.mixprec_device_memory(&deviceBytes, &peakDeviceBytes) ==
       MIXPREC_OK)
     std::printf("peak GPU memory %.3f MiB\n",
                 double(peakDeviceBytes) / (1 << 20));
+  if (!options.memoryReport.empty()) {
+    int64_t growth = measured ? residentMemory().peak - before.current : -1;
+    if (std::string problem = reportMemory(
+            abi, trainer, growth, peakDeviceBytes, options.memoryReport);
+        !problem.empty())
+      return fail(problem);
+  }
   if (!options.save.empty()) {
     if (abi.api.mixprec_trainer_save(trainer, options.save.c_str()) !=
         MIXPREC_OK)

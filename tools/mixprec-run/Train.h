@@ -27,6 +27,9 @@ struct TrainOptions {
   std::string evalFunction;
   std::string evalData, evalLabels;
   std::string resume, save;
+  // Where to write the memory plan and the measured peak (JSON); "": no
+  // report.
+  std::string memoryReport;
 };
 
 /// The options of `mixprec-run train`, for --help.

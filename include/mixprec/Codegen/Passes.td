@@ -421,4 +421,224 @@ def MixprecGpuDeviceBuffers
   ];
 }
 
+def MixprecUpdateStateInPlace
+    : Pass<"mixprec-update-state-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Write each new state value into its argument's buffer";
+  let description = [{
+    A function with state exposed (`--mixprec-expose-state`) returns the new
+    value of each parameter and buffer it assigns: a result whose
+    `mixprec.abi_name` is that of an argument. On linalg on tensors, before
+    bufferization, this pass makes the argument the destination of that
+    value: a `bufferization.materialize_in_destination` into the argument
+    just before the return, and, when nothing reads the argument after the
+    op that computes the value, that op's `tensor.empty` init replaced by the
+    argument, so the op writes the new value over the old one (the
+    optimizer's update reads and writes each element once). One-Shot
+    Bufferize keeps the write in place, or copies where a later read needs
+    the old value; either way the result's buffer is the argument's, which
+    `--mixprec-results-in-arguments` then drops from the results. State is
+    then held once, not once per call and once per result.
+
+    ```mlir
+    func.func @step(%w: tensor<4xf32> {mixprec.abi_name = "w"}, %g: tensor<4xf32>)
+        -> (tensor<4xf32> {mixprec.abi_name = "w"}) {
+      %e = tensor.empty() : tensor<4xf32>
+      %n = linalg.sub ins(%w, %g : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+      return %n : tensor<4xf32>
+    }
+    ```
+    becomes
+    ```mlir
+      %n = linalg.sub ins(%w, %g : tensor<4xf32>, tensor<4xf32>) outs(%w : tensor<4xf32>) -> tensor<4xf32>
+      %m = bufferization.materialize_in_destination %n in %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      return %m : tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def MixprecResultsInArguments
+    : Pass<"mixprec-results-in-arguments", "::mlir::ModuleOp"> {
+  let summary = "Drop the results that live in an argument's buffer";
+  let description = [{
+    Runs after One-Shot Bufferize, before `buffer-results-to-out-params`.
+    A result of a function nobody calls whose buffer is one of the
+    function's arguments (a state written in place by
+    `--mixprec-update-state-in-place`, or an argument returned unchanged)
+    is removed from the results, and the function records where each of its
+    original results lives: `mixprec.results_in_arguments`, one argument
+    index per result, or -1 for a result that stays a result (and becomes a
+    caller-allocated out-parameter). The model library's trampoline gives
+    such a result's output buffer to the compiled code as that argument,
+    after copying the input into it when the caller passed two buffers.
+
+    A result that carries the `mixprec.abi_name` of an argument (a new state
+    value) must live in that argument; otherwise the pass fails, naming the
+    state. The pass then removes `mixprec.abi_name` from the function: the
+    names live in the library's tables.
+
+    ```mlir
+    func.func @step(%w: memref<4xf32> {mixprec.abi_name = "w"}) -> (memref<f32>, memref<4xf32> {mixprec.abi_name = "w"}) {
+      ...
+      return %loss, %w : memref<f32>, memref<4xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @step(%w: memref<4xf32>) -> memref<f32>
+        attributes {mixprec.results_in_arguments = array<i64: -1, 0>} {
+      ...
+      return %loss : memref<f32>
+    }
+    ```
+  }];
+}
+
+def MixprecReuseBuffers : Pass<"mixprec-reuse-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Write an elementwise op's result over an input that dies "
+                "there";
+  let description = [{
+    On bufferized code, before `--mixprec-plan-memory`: a `linalg` op with
+    only parallel loops and identity indexing maps reads element i of each
+    input and writes element i of each output in the same iteration, so an
+    output may share an input's buffer when that input is a temporary
+    (`memref.alloc`) of the same type whose last use is this op and no
+    other operand views it. The output's allocation (the one right before
+    the op) is replaced by the input's and its deallocations go. Elementwise
+    chains, such as an optimizer's update followed by the guard of loss
+    scaling, then hold one buffer instead of one per op.
+
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.exp ins(%x : memref<4xf32>) outs(%a : memref<4xf32>)
+    %b = memref.alloc() : memref<4xf32>
+    linalg.negf ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)
+    linalg.copy ins(%b : memref<4xf32>) outs(%out : memref<4xf32>)
+    memref.dealloc %a : memref<4xf32>
+    memref.dealloc %b : memref<4xf32>
+    ```
+    becomes
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.exp ins(%x : memref<4xf32>) outs(%a : memref<4xf32>)
+    linalg.negf ins(%a : memref<4xf32>) outs(%a : memref<4xf32>)
+    linalg.copy ins(%a : memref<4xf32>) outs(%out : memref<4xf32>)
+    memref.dealloc %a : memref<4xf32>
+    ```
+  }];
+}
+
+def MixprecPlanMemory : Pass<"mixprec-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Place a function's temporaries in one workspace, planned at "
+                "compile time";
+  let description = [{
+    Every buffer a function allocates with a static shape (`memref.alloc`,
+    and on the GPU `gpu.alloc`) becomes a `memref.view` of one workspace at
+    an offset chosen at compile time, and its deallocations go:
+
+    1. **Lifetimes.** The ops of the function are numbered in program
+       order. A buffer is live from its allocation to the last op that uses
+       it or any view of it; a use inside a loop or a kernel counts as a use
+       at the end of that op, so a buffer used across iterations stays live
+       through the loop. A buffer that leaves its block (returned or
+       yielded) or that an op turns into a memref this pass does not know
+       is left alone.
+    2. **Offsets.** Buffers are placed largest first, each at the lowest
+       offset (a multiple of `alignment`) where it overlaps no placed
+       buffer that is live at the same time (greedy by size, as TFLite's
+       and XLA's heap simulators). The workspace's size is the end of the
+       highest buffer.
+
+    A public function nobody calls gets the workspace as a new last
+    argument, `memref<Nxi8>`, that its caller provides (the model library
+    keeps one per library); any other function allocates it on entry
+    (marked `mixprec.workspace`) and frees it before it returns. The function records the
+    size in `mixprec.workspace_bytes` and the most bytes live at once in
+    `mixprec.live_bytes` (a lower bound on any plan).
+
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.exp ins(%x : memref<4xf32>) outs(%a : memref<4xf32>)
+    %b = memref.alloc() : memref<8xf32>
+    linalg.transpose ...
+    linalg.copy ins(%b : memref<8xf32>) outs(%out : memref<8xf32>)
+    memref.dealloc %a : memref<4xf32>
+    memref.dealloc %b : memref<8xf32>
+    ```
+    becomes (`%a` dead once `%b` is written: both at offset 0)
+    ```mlir
+    %a = memref.view %workspace[%c0][] : memref<64xi8> to memref<4xf32>
+    linalg.exp ins(%x : memref<4xf32>) outs(%a : memref<4xf32>)
+    %b = memref.view %workspace[%c0_1][] : memref<64xi8> to memref<8xf32>
+    ...
+    ```
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Byte alignment of every buffer's offset (a power of two)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def MixprecVerifyMemoryPlan
+    : Pass<"mixprec-verify-memory-plan", "::mlir::func::FuncOp"> {
+  let summary = "Check that no two buffers of a workspace overlap while both "
+                "are live";
+  let description = [{
+    For every function with a planned workspace (`mixprec.workspace_bytes`),
+    recomputes each view's lifetime as `--mixprec-plan-memory` defines it
+    and its bytes from the view's offset and type, and fails, naming both
+    buffers, when two views share a byte while both are live or when a view
+    reaches past the workspace. A check of the plan, not part of it: both
+    pipelines run it after planning.
+  }];
+}
+
+def MixprecMemoryReport : Pass<"mixprec-memory-report", "::mlir::ModuleOp"> {
+  let summary = "Report what each function's calls hold, from its memory plan";
+  let description = [{
+    Runs after `--mixprec-plan-memory`, on the plan the code uses:
+    `mixprec-compile --memory-report`, or the pipelines' `memory-report`
+    option. For every public function it prints to stderr, in bytes:
+
+    - inputs: its arguments (the caller's tensors: state, batch, learning
+      rate), and how many of them it updates in place
+      (`mixprec.results_in_arguments`);
+    - outputs: its results that are not updated inputs;
+    - workspace: `mixprec.workspace_bytes` for its buffers (the views of
+      the workspace), and `mixprec.live_bytes`, the most live at once;
+    - peak: inputs + outputs + workspace, each tensor rounded up to
+      `tensor-alignment` (256 on CUDA, where a call's tensors and workspace
+      are one device allocation; 1 on the CPU): the memory one call holds;
+    - the buffers live where the most bytes of the workspace are live,
+      largest first (the `top` of them, then the rest in one line), each
+      with its bytes, type and location: the op that computes it.
+
+    With `json-file` it writes the same as JSON. The IR is not changed.
+
+    ```mlir
+    func.func @f(%x: memref<64xf32>, %y: memref<64xf32>, %ws: memref<512xi8>)
+        attributes {mixprec.live_bytes = 512 : i64,
+                    mixprec.results_in_arguments = array<i64: -1>,
+                    mixprec.workspace_bytes = 512 : i64} {
+      %a = memref.view %ws[%c0][] : memref<512xi8> to memref<64xf32>
+      %b = memref.view %ws[%c256][] : memref<512xi8> to memref<64xf32>
+      ...
+    ```
+    reports 256 bytes of inputs, 256 of outputs, a 512-byte workspace with
+    `%a` and `%b` live at its peak, and a peak of 1024.
+  }];
+  let options = [
+    Option<"jsonFile", "json-file", "std::string", /*default=*/"\"\"",
+           "Also write the report as JSON to this file">,
+    Option<"tensorAlignment", "tensor-alignment", "int64_t", /*default=*/"1",
+           "Bytes each input and output takes are rounded up to (a power of "
+           "two)">,
+    Option<"top", "top", "int64_t", /*default=*/"10",
+           "Buffers live at the peak listed one by one">,
+  ];
+}
+
 #endif // MIXPREC_CODEGEN_PASSES_TD

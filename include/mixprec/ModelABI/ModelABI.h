@@ -25,6 +25,9 @@ struct TensorSpec {
   llvm::SmallVector<int64_t> shape;
 };
 
+/// Elements times element size (i1 takes a byte).
+size_t bytesOf(const TensorSpec &spec);
+
 /// One check of --mixprec-check-indices: what the failure message says.
 struct IndexCheckSpec {
   std::string op, location, noun;
@@ -41,6 +44,16 @@ struct FunctionSignature {
   std::vector<IndexCheckSpec> indexChecks;
   /// Built by --mixprec-autodiff from a train step: a trainer can drive it.
   bool trainStep = false;
+  /// From the lowered function (readLoweredLayout): for each output, the
+  /// input whose buffer the compiled code updates to hold it (a state
+  /// written in place), or -1 for an output of its own; empty: all -1.
+  std::vector<int32_t> outputHomes;
+  int32_t outputHome(size_t output) const {
+    return output < outputHomes.size() ? outputHomes[output] : -1;
+  }
+  /// The bytes of the workspace the compiled function takes as its last
+  /// argument (0: none).
+  int64_t workspaceBytes = 0;
 };
 
 /// How the runtime fills a state tensor at creation: the declaration's
@@ -67,6 +80,21 @@ struct StateSpec {
 /// a located error for an argument or result the ABI cannot carry.
 llvm::FailureOr<std::vector<FunctionSignature>>
 collectSignatures(mlir::ModuleOp module);
+
+/// Reads into `signatures` how each lowered function (LLVM dialect) takes
+/// its tensors: the outputs that live in inputs
+/// (`mixprec.results_in_arguments`) and its workspace
+/// (`mixprec.workspace_bytes`). Emits an error when a function's record is
+/// missing or does not match its signature.
+llvm::LogicalResult
+readLoweredLayout(mlir::ModuleOp lowered,
+                  std::vector<FunctionSignature> &signatures);
+
+/// The most bytes a call of `function` holds by its plan: its inputs, its
+/// outputs that live in no input (the index report too) and its workspace;
+/// on CUDA each rounded up to 256 bytes, as the call's device frame lays
+/// them out (runtime/cuda/GpuLaunchRuntime.cpp).
+int64_t plannedPeakBytes(const FunctionSignature &function, bool cuda);
 
 /// The model's parameters and buffers in declaration order, read before
 /// --mixprec-expose-state removes their declarations. Emits a located error

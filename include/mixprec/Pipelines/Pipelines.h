@@ -34,6 +34,15 @@ struct CPUPipelineOptions
       *this, "tile-k",
       llvm::cl::desc("Reduction steps per register tile (0: 1)"),
       llvm::cl::init(0)};
+  Option<bool> memoryReport{
+      *this, "memory-report",
+      llvm::cl::desc("Print what each function's calls hold, from the "
+                     "memory plan (--mixprec-memory-report)"),
+      llvm::cl::init(false)};
+  Option<std::string> memoryReportJson{
+      *this, "memory-report-json",
+      llvm::cl::desc("Write the memory report as JSON to this file"),
+      llvm::cl::init("")};
 };
 
 /// The register tile (m, n, k) of contractions for `cpu` ("native": this
@@ -70,6 +79,15 @@ struct CUDAPipelineOptions
       *this, "block-size",
       llvm::cl::desc("Threads per block of elementwise and reduction kernels"),
       llvm::cl::init(256)};
+  Option<bool> memoryReport{
+      *this, "memory-report",
+      llvm::cl::desc("Print what each function's calls hold, from the "
+                     "memory plan (--mixprec-memory-report)"),
+      llvm::cl::init(false)};
+  Option<std::string> memoryReportJson{
+      *this, "memory-report-json",
+      llvm::cl::desc("Write the memory report as JSON to this file"),
+      llvm::cl::init("")};
 };
 
 /// The architectures --target=cuda builds for, with the PTX version each

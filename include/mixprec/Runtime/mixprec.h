@@ -34,7 +34,7 @@ extern "C" {
  * whenever an entry point is added or changes. Version 3 made every entry
  * point that can fail return a status and added mixprec_call_function,
  * mixprec_get_api and the state roles (mixprec_state_role_at). */
-#define MIXPREC_API_VERSION 3
+#define MIXPREC_API_VERSION 4
 
 /* A dtype field holds any 32-bit value a caller or a file puts there; in C++
  * the fixed underlying type makes every such value one the runtime may read
@@ -115,6 +115,22 @@ typedef struct mixprec_function {
 } mixprec_function;
 
 typedef struct mixprec_trainer mixprec_trainer;
+
+/* The memory of calls, planned at compile time (docs/design.md §12): every
+ * temporary of a function lives in one workspace at an offset fixed at
+ * compile time, state is updated in place, and a CUDA library keeps one
+ * device allocation (its frame: the call's tensors and workspace) from call
+ * to call. */
+typedef struct mixprec_memory_plan {
+  int64_t state_bytes;     /* a trainer's parameters, buffers, optimizer and
+                              loss-scale state and RNG state, held once */
+  int64_t workspace_bytes; /* the temporaries of one call */
+  int64_t host_bytes;      /* host memory: the state, the step's other
+                              outputs and, on the CPU, the workspace */
+  int64_t device_bytes;    /* CUDA: device memory of a call (its inputs,
+                              its outputs that are not updated inputs, the
+                              workspace); 0 on the CPU */
+} mixprec_memory_plan;
 
 /*===----------------------------------------------------------------------===*
  * Model state and training

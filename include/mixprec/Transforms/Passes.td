@@ -69,6 +69,102 @@ def MixprecCheckIndices : Pass<"mixprec-check-indices", "::mlir::ModuleOp"> {
   }];
 }
 
+def MixprecGuardStateUpdates
+    : Pass<"mixprec-guard-state-updates", "::mlir::func::FuncOp"> {
+  let summary = "Keep the state as it was when a call's indices fail";
+  let description = [{
+    Runs after `--mixprec-check-indices`. The compiled code writes each new
+    state value over the old one (docs/design.md §12), so a call whose
+    index check fails must leave the state as it was by itself: nothing
+    else holds the old values. In a function with an index report, the
+    chain of `mixprec.index_check` moves to where its indices are known
+    (before anything that updates state), and each result that is the new
+    value of a state argument (the argument's `mixprec.abi_name`) becomes
+    `mixprec.select` of `mixprec.indices_valid` of the report between the
+    new and the old value, right where the new value is computed. An
+    optimizer's write that loss scaling already guards
+    (`select %finite, %updated, %old`) takes both conditions in its one
+    select. A function with `mixprec.indices_valid` already is left alone.
+
+    ```mlir
+    %w2 = mixprec.select %finite, %updated, %w : tensor<4xf32>
+    ...
+    %r = mixprec.index_check %labels {bound = 10 : i64, check = 0 : i64} : tensor<8xi32>
+    return %loss, %w2, %r : ...
+    ```
+    becomes
+    ```mlir
+    %r = mixprec.index_check %labels {bound = 10 : i64, check = 0 : i64} : tensor<8xi32>
+    %valid = mixprec.indices_valid %r
+    ...
+    %both = mixprec.select %valid, %finite, %false : tensor<i1>
+    %w2 = mixprec.select %both, %updated, %w : tensor<4xf32>
+    return %loss, %w2, %r : ...
+    ```
+  }];
+}
+
+def MixprecRematerialize
+    : Pass<"mixprec-rematerialize", "::mlir::ModuleOp"> {
+  let summary = "Recompute forward values in the backward instead of keeping "
+                "them";
+  let description = [{
+    Runs on each optimizer step (`mixprec.optimizer_step`) after
+    `--mixprec-autodiff` and the rest of `--mixprec-amp` (mixprec-compile
+    runs it after them). A value the forward computes and the backward reads
+    stays live from one to the other; recomputed in the backward, from
+    operands that are live there anyway, it is freed in between. The
+    forward is what the returned loss depends on, the backward what depends
+    on the loss seed (`mixprec.loss_seed`). The op is cloned right before its
+    first reader in the backward, and the backward reads the clone; the
+    original goes when the forward does not read it. The clone is the same
+    op on the same operands and computes the same bits (a dropout the same
+    mask: its draws are keyed by the RNG state and its stream). It carries
+    `mixprec.recomputed`, so that CSE does not merge it back.
+
+    - Always, every `mixprec.cast` the backward reads whose operand stays
+      live until that first reader (a state read, or a value the backward
+      reads later): AMP keeps each saved value once, in the precision the
+      forward computed it in. The 16-bit working copies of the weights are
+      cast again from the FP32 masters; the 16-bit copy of an FP32 softmax
+      is cast again from the softmax, which its own gradient keeps.
+    - With `budget` (bytes; 0: none), while the estimated peak of the step
+      exceeds it: of the values live across the peak whose forward readers
+      are all before it, the one whose recomputation lowers the peak at the
+      fewest operations per byte (`getRecomputeFlops` of
+      `AdjointOpInterface`: a multiply-add per step of a contraction, an
+      operation per element otherwise). The estimate counts every tensor an
+      op of the step computes from its definition to its last use in
+      program order, not the state and batch, which do not change;
+      `mixprec-compile --memory-budget` checks the budget against the plan
+      the code uses and runs this pass with a tighter one when it must.
+    - With `report`, each recomputation goes to stderr: the op, its
+      location, its bytes and operations.
+
+    ```mlir
+    %w16 = mixprec.cast %w : tensor<8x4xf32> to tensor<8x4xf16>
+    %y = mixprec.linear %x, %w16 : ...          // forward
+    ...
+    %dx = mixprec.matmul %dy, %w16 : ...        // backward
+    ```
+    becomes
+    ```mlir
+    %w16 = mixprec.cast %w : tensor<8x4xf32> to tensor<8x4xf16>
+    %y = mixprec.linear %x, %w16 : ...
+    ...
+    %w16b = mixprec.cast %w {mixprec.recomputed} : tensor<8x4xf32> to tensor<8x4xf16>
+    %dx = mixprec.matmul %dy, %w16b : ...
+    ```
+  }];
+  let options = [
+    Option<"budget", "budget", "int64_t", /*default=*/"0",
+           "Bytes the step's temporaries may take at once, as estimated (0: "
+           "no budget)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Print each recomputation on stderr">,
+  ];
+}
+
 def MixprecAutocast : Pass<"mixprec-autocast", "::mlir::ModuleOp"> {
   let summary = "Give every op FP16/BF16 or FP32 with the fewest casts";
   let description = [{
@@ -330,62 +426,6 @@ def MixprecPrecisionReport
     ```
     mixprec-opt model.mlir --mixprec-autocast=precision=bf16 \
         --mixprec-precision-report=json-file=report.json -o /dev/null
-    ```
-  }];
-  let options = [
-    Option<"jsonFile", "json-file", "std::string", /*default=*/"\"\"",
-           "also write the report as JSON to this file">
-  ];
-}
-
-def MixprecMemoryReport : Pass<"mixprec-memory-report", "::mlir::ModuleOp"> {
-  let summary = "Report the bytes a train step keeps and its estimated peak";
-  let description = [{
-    Runs after `--mixprec-autodiff` (and the rest of `--mixprec-amp`),
-    before `--mixprec-expose-state`. For each optimizer-step function
-    (`mixprec.optimizer_step`) it prints a table (to stderr) of tensors and
-    bytes, a tensor taking elements * element size (f32 4, f16/bf16 2,
-    i64 8, i32 4, i1 1):
-    - parameters: every `mixprec.parameter` in its storage type (the FP32
-      master after `--mixprec-master-weights`);
-    - working copies: casts of parameter reads, made each step;
-    - gradients: the gradient operand of every optimizer update;
-    - optimizer state: the buffers the updates read as moments, and the
-      buffers of the step with a `role` (step count, loss-scale state);
-    - buffers: every other buffer (batch-norm running statistics);
-    - saved activations: values the forward computes and the backward
-      uses, except state reads, working copies and arguments. The forward
-      is every op the returned loss depends on; the backward every op that
-      depends on a loss seed (`mixprec.loss_seed`), or feeds one without
-      being forward (a reshape of a saved value). Program order does not
-      split them: canonicalization hoists the seed to the top.
-    Persistent state is parameters + optimizer state + buffers.
-
-    The peak is an estimate for a straight-line schedule in program order
-    without in-place reuse: every value is live from its definition to its
-    last use; arguments and `mixprec.rng_state` from the start; values
-    returned or assigned to state (the step's results after expose-state)
-    to the end. Reads alias the persistent state. Peak = persistent state +
-    the largest sum of live bytes at any op; the report names that op.
-    The IR is not changed. A module without an optimizer step is an error.
-
-    ```mlir
-    mixprec.parameter @w : tensor<4x8xf32> = #mixprec.zeros
-    func.func @train(%x: tensor<2x8xf32>, %lr: tensor<f32>) -> tensor<f32>
-        attributes {mixprec.optimizer_step} {
-      %w = mixprec.read @w : tensor<4x8xf32>
-      %w16 = mixprec.cast %w : tensor<4x8xf32> to tensor<4x8xf16>
-      ...
-      %new = mixprec.sgd_update %w, %g, %lr {optimizer = #mixprec.sgd<>} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
-      mixprec.assign @w, %new : tensor<4x8xf32>
-      return %loss : tensor<f32>
-    }
-    ```
-    has 128 bytes of parameters, a 64-byte working copy and a 128-byte
-    gradient. Run it as
-    ```
-    mixprec-opt model.mlir --mixprec-amp="precision=f16" \
-        --mixprec-memory-report=json-file=memory.json -o /dev/null
     ```
   }];
   let options = [

@@ -14,6 +14,7 @@
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
@@ -55,12 +56,24 @@ struct CastLowering : public OpRewritePattern<CastOp> {
   }
 };
 
+/// A splat tensor is a fill, computed where it is needed (a buffer of the
+/// plan, a kernel on the GPU); any other constant is data.
 struct ConstantLowering : public OpRewritePattern<ConstantOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConstantOp op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, cast<TypedAttr>(op.getValue()));
+    auto value = cast<TypedAttr>(op.getValue());
+    auto splat = dyn_cast<SplatElementsAttr>(value);
+    if (!splat || splat.getNumElements() < 2) {
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+      return success();
+    }
+    Location loc = op.getLoc();
+    Value element = arith::ConstantOp::create(
+        rewriter, loc, cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+    Value empty = emptyTensor(rewriter, loc, op.getType());
+    rewriter.replaceOpWithNewOp<linalg::FillOp>(op, ValueRange{element},
+                                                ValueRange{empty});
     return success();
   }
 };

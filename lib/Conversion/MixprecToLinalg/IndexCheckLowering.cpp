@@ -2,7 +2,8 @@
 //
 // Two linalg ops, so that both backends run the check as ordinary loop nests
 // or kernels: a reduction over the indices finds the first bad position and
-// its value, and a three-element map writes the report.
+// its value, and a three-element map writes the report. indices_valid reads
+// the report's check in a 0-d map.
 //
 //===----------------------------------------------------------------------===//
 
@@ -155,8 +156,33 @@ struct IndexCheckLowering : public OpRewritePattern<IndexCheckOp> {
   }
 };
 
+struct IndicesValidLowering : public OpRewritePattern<IndicesValidOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IndicesValidOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    RankedTensorType type = op.getType();
+    // Element 0 of the report, the failed check or -1.
+    AffineMap check =
+        AffineMap::get(0, 0, {getAffineConstantExpr(0, context)}, context);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{op.getReport()},
+        ValueRange{emptyTensor(rewriter, loc, type)},
+        {check, AffineMap::get(0, 0, {}, context)}, {},
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value zero = i64Constant(b, loc, 0);
+          Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              args[0], zero);
+          linalg::YieldOp::create(b, loc, valid);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void mixprec::populateIndexCheckLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<IndexCheckLowering>(patterns.getContext());
+  patterns.add<IndexCheckLowering, IndicesValidLowering>(patterns.getContext());
 }

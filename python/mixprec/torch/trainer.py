@@ -270,6 +270,11 @@ class Trainer:
         lambda self: self._trainer.nonfinite_parameters,
         doc="The module's parameters whose gradients had an Inf or NaN in "
         "the last step.")
+    memory_plan = property(
+        lambda self: self._trainer.memory_plan,
+        doc="The memory a train step needs, planned at compile time "
+        "(mixprec.MemoryPlan: state_bytes, workspace_bytes, host_bytes, "
+        "device_bytes): known before the first step.")
 
 
 def _torch_dtype(code):

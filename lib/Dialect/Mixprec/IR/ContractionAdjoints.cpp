@@ -86,3 +86,35 @@ LogicalResult Conv2DOp::buildAdjoint(AdjointContext &context,
         bias, context.create<ReduceSumOp>(gIn, ArrayRef<int64_t>{0, 2, 3}));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Recomputation costs: a multiply-add per result element and reduction step
+//===----------------------------------------------------------------------===//
+
+/// Two operations per element of `result` and step of the `k` summed.
+static int64_t multiplyAdds(Value result, int64_t k) {
+  return 2 * cast<RankedTensorType>(result.getType()).getNumElements() * k;
+}
+
+int64_t MatmulOp::getRecomputeFlops() {
+  RankedTensorType lhs = getLhs().getType();
+  return multiplyAdds(getResult(), lhs.getDimSize(getTransposeLhs() ? 0 : 1));
+}
+
+int64_t BatchMatmulOp::getRecomputeFlops() {
+  RankedTensorType lhs = getLhs().getType();
+  int64_t rank = lhs.getRank();
+  return multiplyAdds(getResult(),
+                      lhs.getDimSize(rank - (getTransposeLhs() ? 2 : 1)));
+}
+
+int64_t LinearOp::getRecomputeFlops() {
+  return multiplyAdds(getResult(), getInput().getType().getShape().back());
+}
+
+int64_t Conv2DOp::getRecomputeFlops() {
+  // Each output element sums in / groups channels over the kernel.
+  RankedTensorType weight = getWeight().getType();
+  return multiplyAdds(getResult(), weight.getDimSize(1) * weight.getDimSize(2) *
+                                       weight.getDimSize(3));
+}

@@ -56,6 +56,12 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
                              << "' is a unit attribute of mixprec.constant";
     return success();
   }
+  if (attr.getName() == kRecomputedAttr) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<AdjointOpInterface>(op))
+      return op->emitError() << "'" << kRecomputedAttr
+                             << "' is a unit attribute of a forward op";
+    return success();
+  }
   if (attr.getName() == kOptimizerStepAttr) {
     if (!isa<UnitAttr>(attr.getValue()) || !isa<func::FuncOp>(op))
       return op->emitError() << "'" << kOptimizerStepAttr
@@ -70,16 +76,39 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
                              << "' is an array of dictionaries on a function";
     return success();
   }
+  if (attr.getName() == kResultsInArgumentsAttr) {
+    if (!isa<DenseI64ArrayAttr>(attr.getValue()) ||
+        !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << kResultsInArgumentsAttr
+                             << "' is an array<i64> on a function";
+    return success();
+  }
+  if (attr.getName() == kWorkspaceBytesAttr ||
+      attr.getName() == kLiveBytesAttr) {
+    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!bytes || !bytes.getType().isInteger(64) || bytes.getInt() < 0 ||
+        !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' is an i64 >= 0 on a function";
+    return success();
+  }
+  if (attr.getName() == kWorkspaceAttr) {
+    if (!isa<UnitAttr>(attr.getValue()) || op->getNumResults() != 1)
+      return op->emitError() << "'" << kWorkspaceAttr
+                             << "' is a unit attribute of an allocation";
+    return success();
+  }
   if (attr.getName() == kABINameAttr)
     return op->emitError() << "'" << kABINameAttr
                            << "' names function arguments and results, not "
                               "ops";
   InFlightDiagnostic diag = op->emitError() << "unknown mixprec attribute '"
                                             << attr.getName().getValue() << "'";
-  if (std::optional<StringRef> nearest =
-          nearestName(attr.getName().getValue(),
-                      {kPrecisionAttr, kAutocastRuleAttr, kLossSeedAttr,
-                       kOptimizerStepAttr, kIndexChecksAttr}))
+  if (std::optional<StringRef> nearest = nearestName(
+          attr.getName().getValue(),
+          {kPrecisionAttr, kAutocastRuleAttr, kLossSeedAttr, kRecomputedAttr,
+           kOptimizerStepAttr, kIndexChecksAttr, kResultsInArgumentsAttr,
+           kWorkspaceAttr, kWorkspaceBytesAttr, kLiveBytesAttr}))
     diag << "; did you mean '" << *nearest << "'?";
   return diag;
 }

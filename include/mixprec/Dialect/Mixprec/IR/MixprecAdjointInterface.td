@@ -39,7 +39,20 @@ def Mixprec_AdjointOpInterface : OpInterface<"AdjointOpInterface"> {
       }],
       "::llvm::LogicalResult", "buildAdjoint",
       (ins "::mixprec::AdjointContext &":$context,
-           "::llvm::ArrayRef<::mlir::Value>":$resultGradients)>
+           "::llvm::ArrayRef<::mlir::Value>":$resultGradients)>,
+    InterfaceMethod<[{
+        The arithmetic operations of this op (a multiply-add counts two):
+        what recomputing its results in the backward costs
+        (`--mixprec-rematerialize`). One per element of its results unless
+        the op says otherwise (contractions do).
+      }],
+      "int64_t", "getRecomputeFlops", (ins), "", [{
+        int64_t flops = 0;
+        for (::mlir::Type type : $_op->getResultTypes())
+          if (auto tensor = ::llvm::dyn_cast<::mlir::RankedTensorType>(type))
+            flops += tensor.getNumElements();
+        return flops;
+      }]>
   ];
 }
 

@@ -20,6 +20,10 @@ constexpr llvm::StringLiteral kPrecisionAttr = "mixprec.precision";
 /// op's precision ("cast: ..." on the casts it inserted, with their reason).
 constexpr llvm::StringLiteral kAutocastRuleAttr = "mixprec.autocast";
 
+/// Marks an op --mixprec-rematerialize cloned into the backward (CSE keeps
+/// it apart from the original).
+constexpr llvm::StringLiteral kRecomputedAttr = "mixprec.recomputed";
+
 /// Marks the constant that seeds the reverse sweep with d(loss)/d(loss).
 constexpr llvm::StringLiteral kLossSeedAttr = "mixprec.loss_seed";
 
@@ -37,6 +41,20 @@ constexpr llvm::StringLiteral kIndexReportAttr = "mixprec.index_report";
 /// On a function with an index report: what each of its checks is (op,
 /// location, noun, bound), for the failure's message.
 constexpr llvm::StringLiteral kIndexChecksAttr = "mixprec.index_checks";
+
+/// On a bufferized function (--mixprec-results-in-arguments): for each of
+/// its original results, the argument whose buffer holds it, or -1; the
+/// model ABI's trampoline passes such an output as that argument.
+constexpr llvm::StringLiteral kResultsInArgumentsAttr =
+    "mixprec.results_in_arguments";
+
+/// --mixprec-plan-memory: records on a function the bytes of its workspace
+/// (its last argument, or the allocation marked `mixprec.workspace` in a
+/// function the library does not call) and the most bytes its buffers hold
+/// at once.
+constexpr llvm::StringLiteral kWorkspaceAttr = "mixprec.workspace";
+constexpr llvm::StringLiteral kWorkspaceBytesAttr = "mixprec.workspace_bytes";
+constexpr llvm::StringLiteral kLiveBytesAttr = "mixprec.live_bytes";
 } // namespace mixprec
 
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECDIALECT_H

@@ -240,7 +240,9 @@ def Mixprec_RngStateOp : Mixprec_Op<"rng_state", Mixprec_FollowCategory, [
 
 class Mixprec_ContractionOp<string mnemonic, list<Trait> traits = []>
     : Mixprec_Op<mnemonic, Mixprec_TensorCoreCategory,
-                 !listconcat([Pure, Mixprec_HasAdjoint], traits)> {
+                 !listconcat([Pure, DeclareOpInterfaceMethods<
+                     Mixprec_AdjointOpInterface, ["getRecomputeFlops"]>],
+                     traits)> {
   let hasVerifier = 1;
   code typeRuleDoc = [{
     Both inputs (and the bias) share one element type. The result has that

@@ -85,6 +85,25 @@ def Mixprec_IndexCheckOp : Mixprec_Op<"index_check", Mixprec_FP32Category, [
   }];
 }
 
+def Mixprec_IndicesValidOp : Mixprec_Op<"indices_valid", Mixprec_FP32Category, [
+    Mixprec_KeepsTypes, Pure]> {
+  let summary = "whether an index report names no index outside its range";
+  let description = [{
+    True when `report`, the result of a chain of `mixprec.index_check`,
+    records no failure (its check is -1). `--mixprec-guard-state-updates`
+    selects each new state value against the old one on it, so that a call
+    whose indices fail leaves the state it updates in place as it was.
+
+    ```mlir
+    %valid = mixprec.indices_valid %report
+    %w2 = mixprec.select %valid, %updated, %w : tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Mixprec_IndexReport:$report);
+  let results = (outs Mixprec_I1Scalar:$valid);
+  let assemblyFormat = "$report attr-dict";
+}
+
 def Mixprec_SelectOp : Mixprec_Op<"select", Mixprec_FP32Category, [
     Mixprec_KeepsTypes, Pure,
     AllTypesMatch<["true_value", "false_value", "result"]>]> {

@@ -1,0 +1,301 @@
+#!/usr/bin/python3
+"""Peak memory of a train step: mixprec's, measured and as its memory plan
+predicts it, against PyTorch eager's, measured the same way in the same run.
+
+    MIXPREC_BUILD=build /usr/bin/python3 bench/bench_memory.py
+    MIXPREC_BUILD=build /usr/bin/python3 bench/bench_memory.py --models gpt-small --targets cpu
+
+Models: the three examples (examples/mlp.mlir, cnn.mlir, transformer.mlir,
+compiled from their text; PyTorch equivalents written here, as their
+headers describe them) and two GPT-style decoders written in PyTorch
+(bench/gpt.py, imported by mixprec.torch): `gpt` (6 layers, width 384, 6
+heads, context 256, batch 8, vocabulary 512, 10.9 M parameters) and
+`gpt-small` (2, 128, 4, 64, 8, 256). Precisions: FP32, f16 and bf16 AMP.
+
+Each figure is measured in a process of its own, a few steps after the model
+and a batch exist:
+
+- CPU: the growth of the process's peak resident memory (VmHWM) over its
+  resident memory once the model (and for mixprec the library) is loaded:
+  `mixprec-run train --memory-report` for the examples, a Python process for
+  the decoders and PyTorch. mpt.compile imports the module by running it
+  under PyTorch; that one-time peak is reset (/proc/self/clear_refs) before
+  the steps, what it leaves (the trainer's state) stays counted.
+- CUDA: the GPU simulator's `peak_device_bytes` (MIXPREC_GPUSIM_REPORT),
+  the CUDA library run on runtime/gpusim.
+- planned: the trainer's memory plan (mixprec_trainer_memory: host bytes on
+  the CPU, device bytes on CUDA), known before the first step.
+
+Printed per model: the figures in MB and the ratios the plan and the
+comparisons are judged by: planned / measured, AMP / FP32, mixprec /
+PyTorch (FP32 against FP32, AMP against autocast bf16).
+"""
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+BUILD = pathlib.Path(os.environ.get("MIXPREC_BUILD", ROOT / "build"))
+PYTHON = "/usr/bin/python3"
+EXAMPLES = ("mlp", "cnn", "transformer")
+DECODERS = ("gpt-small", "gpt")
+PRECISIONS = ("fp32", "f16", "bf16")
+STEPS = 3
+
+
+def compile_options(precision):
+    return (["--autodiff"] if precision == "fp32"
+            else ["--amp=precision=%s" % precision])
+
+
+def environment(target, report=None):
+    env = dict(os.environ, MIXPREC_BUILD=str(BUILD),
+               PYTHONPATH=os.pathsep.join([str(ROOT / "python"),
+                                           str(ROOT / "bench")]),
+               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    if target == "cuda":
+        env["MIXPREC_LIBCUDA"] = str(BUILD / "lib" / "libmixprec_gpusim.so")
+        env["MIXPREC_GPUSIM_REPORT"] = str(report)
+    return env
+
+
+def run(command, env):
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit("%s failed:\n%s%s" % (" ".join(map(str, command)),
+                                       done.stdout, done.stderr))
+    return done.stdout
+
+
+# --- The examples: mixprec-run on the compiled library ---------------------
+
+def example_data(name, directory):
+    """Zero-filled batches for the example `name` (zeros are valid labels
+    and token ids), four batches' worth of rows."""
+    import numpy as np
+    shapes = {"mlp": [((256, 64), np.float32), ((256,), np.int32)],
+              "cnn": [((128, 1, 8, 8), np.float32), ((128,), np.int32)],
+              "transformer": [((32, 16), np.int32), ((32,), np.int32)]}
+    paths = []
+    for i, (shape, dtype) in enumerate(shapes[name]):
+        path = directory / ("%s_%d.npy" % (name, i))
+        np.save(path, np.zeros(shape, dtype))
+        paths.append(path)
+    return paths
+
+
+def measure_example(name, precision, target, directory):
+    library = directory / ("%s_%s_%s.so" % (name, precision, target))
+    options = compile_options(precision)
+    if target == "cuda":
+        options += ["--target=cuda", "--arch=sm_90"]
+    run([BUILD / "bin" / "mixprec-compile", ROOT / "examples" /
+         (name + ".mlir"), *options, "-o", library], os.environ)
+    report = directory / ("%s_%s_%s.json" % (name, precision, target))
+    gpusim = directory / ("%s_%s_%s_gpusim.json" % (name, precision, target))
+    command = [BUILD / "bin" / "mixprec-run", "train", library,
+               "--steps", str(STEPS), "--log-every", "0",
+               "--memory-report", report]
+    for path in example_data(name, directory):
+        command += ["--data", path]
+    run(command, environment(target, gpusim))
+    result = json.load(open(report))
+    if target == "cuda":
+        return {"planned": result["planned"]["device_bytes"],
+                "measured": json.load(open(gpusim))["peak_device_bytes"]}
+    return {"planned": result["planned"]["host_bytes"],
+            "measured": result["measured"]["resident_growth_bytes"]}
+
+
+# --- Python processes: PyTorch, and the decoders through mixprec.torch ------
+
+MEASURE = r"""
+import json, sys
+import torch
+torch.manual_seed(0)
+torch.set_num_threads(1)
+sys.path.insert(0, %(bench)r)
+import bench_memory
+system, name, precision, target = %(args)r
+model, optimizer, loss_fn, batch = bench_memory.torch_model(name)
+print(json.dumps(bench_memory.measure_in_process(
+    system, model, optimizer, loss_fn, batch, precision, target)))
+"""
+
+
+def resident():
+    """(VmRSS, VmHWM) of this process, in bytes."""
+    values = {}
+    for line in open("/proc/self/status"):
+        key, _, rest = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            values[key] = int(rest.split()[0]) * 1024
+    return values["VmRSS"], values["VmHWM"]
+
+
+def reset_peak():
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")
+
+
+def measure_in_process(system, model, optimizer, loss_fn, batch, precision,
+                       target):
+    """Steps `model` in this process (`system` "torch" or "mixprec") and
+    measures its peak resident growth over the resident memory now."""
+    import torch
+    reset_peak()
+    baseline, _ = resident()
+    result = {}
+    if system == "mixprec":
+        import mixprec.torch as mpt
+        trainer = mpt.compile(model, loss_fn, batch, optimizer,
+                              precision=precision, target=target,
+                              arch="sm_90" if target == "cuda" else None)
+        reset_peak()
+        for _ in range(STEPS):
+            trainer.step(*batch)
+        plan = trainer.memory_plan
+        result["planned"] = (plan.device_bytes if target == "cuda"
+                             else plan.host_bytes)
+    else:
+        for _ in range(STEPS):
+            optimizer.zero_grad(set_to_none=True)
+            with torch.autocast("cpu", dtype=torch.bfloat16,
+                                enabled=precision == "bf16"):
+                loss = loss_fn(model, *batch)
+            loss.backward()
+            optimizer.step()
+    result["measured"] = resident()[1] - baseline
+    return result
+
+
+def torch_model(name):
+    """(model, optimizer, loss_fn, batch) for `name`: a decoder of gpt.py,
+    or the PyTorch equivalent of an example."""
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+    import gpt
+    if name in gpt.SIZES:
+        model, optimizer, batch = gpt.build(name)
+        return model, optimizer, gpt.loss_fn, batch
+
+    def cross_entropy(model, x, y):
+        return F.cross_entropy(model(x), y)
+
+    if name == "mlp":
+        model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(),
+                              nn.Linear(128, 10))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        batch = (torch.zeros(64, 64), torch.zeros(64, dtype=torch.long))
+    elif name == "cnn":
+        model = nn.Sequential(
+            nn.Conv2d(1, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8),
+            nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16),
+            nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64, 10))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9,
+                                    weight_decay=5e-4)
+        batch = (torch.zeros(32, 1, 8, 8), torch.zeros(32, dtype=torch.long))
+    else:
+        class Transformer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn.Embedding(100, 64)
+                self.position = nn.Parameter(torch.zeros(16, 64))
+                self.block = nn.TransformerEncoderLayer(
+                    64, 4, 256, dropout=0.1, activation="gelu",
+                    batch_first=True, norm_first=True)
+                self.norm = nn.LayerNorm(64)
+                self.head = nn.Linear(64, 4)
+
+            def forward(self, tokens):
+                x = self.block(self.embed(tokens) + self.position)
+                return self.head(self.norm(x).mean(dim=1))
+
+        model = Transformer()
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        batch = (torch.zeros(8, 16, dtype=torch.long),
+                 torch.zeros(8, dtype=torch.long))
+    return model, optimizer, cross_entropy, batch
+
+
+def measure_python(system, name, precision, target, directory):
+    gpusim = directory / ("%s_%s_%s_%s_gpusim.json"
+                          % (system, name, precision, target))
+    script = MEASURE % {"bench": str(ROOT / "bench"),
+                        "args": (system, name, precision, target)}
+    output = run([PYTHON, "-c", script], environment(target, gpusim))
+    result = json.loads(output.strip().splitlines()[-1])
+    if target == "cuda":
+        result["measured"] = json.load(open(gpusim))["peak_device_bytes"]
+    return result
+
+
+# --- The table --------------------------------------------------------------
+
+def megabytes(value):
+    return "%9.2f" % (value / 1e6) if value is not None else "%9s" % "-"
+
+
+def ratio(a, b):
+    return "%6.3f" % (a / b) if a is not None and b else "%6s" % "-"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", nargs="+", default=EXAMPLES + DECODERS)
+    parser.add_argument("--targets", nargs="+", default=("cpu", "cuda"),
+                        choices=("cpu", "cuda"))
+    parser.add_argument("--json", help="also write every figure here")
+    args = parser.parse_args()
+    figures = {}
+    with tempfile.TemporaryDirectory() as temporary:
+        directory = pathlib.Path(temporary)
+        for name in args.models:
+            for target in args.targets:
+                row = {}
+                for precision in PRECISIONS:
+                    if name in EXAMPLES:
+                        row[precision] = measure_example(name, precision,
+                                                         target, directory)
+                    else:
+                        row[precision] = measure_python(
+                            "mixprec", name, precision, target, directory)
+                if target == "cpu":
+                    for precision in ("fp32", "bf16"):
+                        row["torch " + precision] = measure_python(
+                            "torch", name, precision, target, directory)
+                figures["%s %s" % (name, target)] = row
+                show(name, target, row)
+    if args.json:
+        json.dump(figures, open(args.json, "w"), indent=2)
+
+
+def show(name, target, row):
+    unit = "peak device MB" if target == "cuda" else "peak resident growth MB"
+    print("== %s, %s (%s)" % (name, target, unit))
+    print("  %-12s %9s %9s %8s" % ("", "measured", "planned",
+                                   "plan/meas"))
+    for key, figure in row.items():
+        print("  %-12s %s %s %s" % (key, megabytes(figure["measured"]),
+                                    megabytes(figure.get("planned")),
+                                    ratio(figure.get("planned"),
+                                          figure["measured"])))
+    fp32 = row["fp32"]["measured"]
+    for precision in ("f16", "bf16"):
+        print("  %s / fp32: %s" % (precision,
+                                   ratio(row[precision]["measured"], fp32)))
+    if "torch fp32" in row:
+        print("  mixprec / PyTorch: fp32 %s, bf16 %s (against autocast)" % (
+            ratio(fp32, row["torch fp32"]["measured"]),
+            ratio(row["bf16"]["measured"], row["torch bf16"]["measured"])))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+//===- ReuseBuffers.cpp - elementwise results over their dead inputs ------===//
+//
+// --mixprec-reuse-buffers: an elementwise linalg op writes its output into
+// a temporary input of the same type that dies there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mixprec/Codegen/BufferLiveness.h"
+#include "mixprec/Codegen/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mixprec {
+#define GEN_PASS_DEF_MIXPRECREUSEBUFFERS
+#include "mixprec/Codegen/Passes.h.inc"
+} // namespace mixprec
+
+using namespace mlir;
+using namespace mixprec;
+
+namespace {
+
+bool isDeallocation(Operation *op) { return isa<memref::DeallocOp>(op); }
+
+/// Whether `op` reads and writes element i of each operand only in
+/// iteration i: only parallel loops, identity indexing maps.
+bool isElementwise(linalg::LinalgOp op) {
+  return op.hasPureBufferSemantics() &&
+         op.getNumLoops() == op.getNumParallelLoops() &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); });
+}
+
+/// The buffer `value` is a view of (through any number of views), or
+/// `value` itself.
+Value viewedBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+class ReuseBuffersPass
+    : public mixprec::impl::MixprecReuseBuffersBase<ReuseBuffersPass> {
+public:
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    ProgramOrder order(function);
+    // Extended as outputs take over their inputs' buffers.
+    llvm::DenseMap<Value, LiveRange> lives;
+    auto liveOf = [&](Value buffer) -> std::optional<LiveRange> {
+      auto it = lives.find(buffer);
+      if (it != lives.end())
+        return it->second;
+      std::optional<LiveRange> live = liveRange(buffer, order, isDeallocation);
+      if (live)
+        lives[buffer] = *live;
+      return live;
+    };
+    SmallVector<memref::AllocOp> allocations;
+    function.walk([&](memref::AllocOp alloc) { allocations.push_back(alloc); });
+    for (memref::AllocOp allocation : allocations) {
+      Value output = allocation.getMemref();
+      auto writer =
+          dyn_cast_or_null<linalg::LinalgOp>(allocation->getNextNode());
+      if (!writer || !isElementwise(writer) ||
+          !llvm::is_contained(writer.getDpsInits(), output))
+        continue;
+      std::optional<LiveRange> outputLive = liveOf(output);
+      if (!outputLive)
+        continue;
+      for (OpOperand *input : writer.getDpsInputOperands()) {
+        Value source = input->get();
+        if (source == output || source.getType() != output.getType() ||
+            !source.getDefiningOp<memref::AllocOp>() ||
+            source.getParentBlock() != output.getParentBlock())
+          continue;
+        std::optional<LiveRange> sourceLive = liveOf(source);
+        if (!sourceLive || sourceLive->end != order.end(writer))
+          continue;
+        // An operand viewing the input would read it elsewhere than at the
+        // element being written.
+        if (llvm::any_of(writer->getOperands(), [&](Value other) {
+              return other != source && viewedBuffer(other) == source;
+            }))
+          continue;
+        lives[source].end = std::max(sourceLive->end, outputLive->end);
+        lives.erase(output);
+        for (Operation *user : llvm::make_early_inc_range(output.getUsers()))
+          if (isDeallocation(user))
+            user->erase();
+        output.replaceAllUsesWith(source);
+        allocation.erase();
+        break;
+      }
+    }
+  }
+};
+
+} // namespace
