@@ -18,9 +18,10 @@ and a batch exist:
 - CPU: the growth of the process's peak resident memory (VmHWM) over its
   resident memory once the model (and for mixprec the library) is loaded:
   `mixprec-run train --memory-report` for the examples, a Python process for
-  the decoders and PyTorch. mpt.compile imports the module by running it
-  under PyTorch; that one-time peak is reset (/proc/self/clear_refs) before
-  the steps, what it leaves (the trainer's state) stays counted.
+  the decoders and PyTorch (both with torch and mixprec.torch imported
+  before). mpt.compile imports the module by running it under PyTorch; that
+  one-time peak is reset (/proc/self/clear_refs) before the steps, what it
+  leaves (the trainer's state) stays counted.
 - CUDA: the GPU simulator's `peak_device_bytes` (MIXPREC_GPUSIM_REPORT),
   the CUDA library run on runtime/gpusim.
 - planned: the trainer's memory plan (mixprec_trainer_memory: host bytes on
@@ -116,6 +117,7 @@ def measure_example(name, precision, target, directory):
 MEASURE = r"""
 import json, sys
 import torch
+import mixprec.torch
 torch.manual_seed(0)
 torch.set_num_threads(1)
 sys.path.insert(0, %(bench)r)

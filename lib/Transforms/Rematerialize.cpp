@@ -15,8 +15,11 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mixprec {
@@ -187,38 +190,48 @@ public:
 
 private:
   void rematerialize(Block &body);
-  /// Clones `op` before the first backward reader of its result, which the
-  /// backward reads from then on; `op` goes when nothing else reads it.
-  void recompute(Operation *op, Operation *before, const Sweeps &sweeps);
-  /// The recomputation that lowers the estimated peak at the least cost
-  /// per byte, or null.
+  /// Gives each reader but the first of a cheap value computed from the
+  /// state, constants and arguments alone a copy of its own, made right
+  /// before it.
+  void copyToEachReader(Block &body, Sweeps &sweeps);
+  /// Recomputes in the backward, from what it keeps anyway, the casts and
+  /// the FP32 values of 16-bit operands that it reads.
+  void recomputeFromKept(Block &body, Sweeps &sweeps);
+  /// The forward ops that compute `value` from values that are free or live
+  /// at `before` anyway, in program order; none when that takes more than
+  /// kMaxChain ops or an op that cannot be repeated. `leaves` gets the
+  /// values the chain starts from.
+  std::optional<SmallVector<Operation *>>
+  chainFromKept(Value value, Operation *before, const Sweeps &sweeps,
+                const Schedule &schedule, SmallVectorImpl<Value> &leaves);
+  /// Clones `chain` (which computes `values`) before `before`; the readers
+  /// `replaced` accepts read the clones of `values`. Ops nothing reads any
+  /// more go.
+  Operation *clone(ArrayRef<Operation *> chain, ArrayRef<Value> values,
+                   Operation *before,
+                   llvm::function_ref<bool(OpOperand &)> replaced,
+                   Sweeps &sweeps, bool backward);
+  /// The cheapest recomputation that lowers the estimated peak per byte, or
+  /// null.
   Operation *cheapestAtPeak(const Sweeps &sweeps, const Schedule &schedule);
+
+  /// Recomputations this far: each clone's `mixprec.recomputed`.
+  int64_t recomputed = 0;
+  /// The most ops a chain recomputed from kept values has.
+  static constexpr size_t kMaxChain = 8;
 };
+
+/// Whether `op` repeats what it computed when cloned: a forward op without
+/// effects, of one result.
+bool isRepeatable(Operation *op) {
+  return isa<AdjointOpInterface>(op) && isPure(op) &&
+         op->getNumResults() == 1 && !isa<ReadOp, ConstantOp>(op);
+}
 
 void RematerializePass::rematerialize(Block &body) {
   Sweeps sweeps(body);
-  // Casts: the backward reads a cast of something it keeps anyway.
-  {
-    Schedule schedule(body);
-    SmallVector<std::pair<Operation *, Operation *>> casts;
-    for (Operation &op : body) {
-      auto cast = dyn_cast<CastOp>(op);
-      if (!cast || !sweeps.forward.contains(&op))
-        continue;
-      Operation *first = firstBackwardUser(cast.getResult(), sweeps, schedule);
-      if (!first)
-        continue;
-      Value source = cast.getInput();
-      bool alive = Schedule::isFree(source) ||
-                   schedule.lastUse(source, [&](Operation *user) {
-                     return user == cast;
-                   }) >= schedule.position[first];
-      if (alive)
-        casts.push_back({cast, first});
-    }
-    for (auto [cast, first] : casts)
-      recompute(cast, first, sweeps);
-  }
+  copyToEachReader(body, sweeps);
+  recomputeFromKept(body, sweeps);
   if (budget == 0)
     return;
   // Under the budget: the cheapest recomputation per byte at the peak,
@@ -230,29 +243,180 @@ void RematerializePass::rematerialize(Block &body) {
     Operation *op = cheapestAtPeak(sweeps, schedule);
     if (!op)
       return;
-    recompute(op, firstBackwardUser(op->getResult(0), sweeps, schedule),
-              sweeps);
+    clone(
+        op, op->getResult(0),
+        firstBackwardUser(op->getResult(0), sweeps, schedule),
+        [&](OpOperand &use) {
+          return sweeps.backward.contains(
+              body.findAncestorOpInBlock(*use.getOwner()));
+        },
+        sweeps, /*backward=*/true);
   }
 }
 
-void RematerializePass::recompute(Operation *op, Operation *before,
-                                  const Sweeps &sweeps) {
-  OpBuilder b(before);
-  Operation *clone = b.clone(*op);
-  clone->setAttr(kRecomputedAttr, b.getUnitAttr());
-  Block *body = before->getBlock();
-  op->getResult(0).replaceUsesWithIf(clone->getResult(0), [&](OpOperand &use) {
+void RematerializePass::copyToEachReader(Block &body, Sweeps &sweeps) {
+  for (Operation *op : llvm::to_vector(llvm::make_pointer_range(body))) {
+    // A splat tensor is a scalar spread where it is read: a constant the
+    // whole step would otherwise hold (the zeros of a masked gradient).
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+      if (!splat || splat.getNumElements() < 2)
+        continue;
+      auto scalarType = RankedTensorType::get({}, splat.getElementType());
+      for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+        OpBuilder b(body.findAncestorOpInBlock(*use.getOwner()));
+        Value scalar = ConstantOp::create(
+            b, op->getLoc(),
+            SplatElementsAttr::get(scalarType,
+                                   splat.getSplatValue<Attribute>()));
+        auto spread =
+            BroadcastOp::create(b, op->getLoc(), constant.getType(), scalar);
+        spread->setAttr(kRecomputedAttr, b.getI64IntegerAttr(recomputed++));
+        use.set(spread);
+      }
+      op->erase();
+      continue;
+    }
+    // One operation per element (a broadcast, a cast, a reshape) of free
+    // operands: a constant spread over a batch, a weight's working copy.
+    if (!isRepeatable(op) || isContraction(op) ||
+        !llvm::all_of(op->getOperands(), Schedule::isFree))
+      continue;
+    Value value = op->getResult(0);
+    SmallVector<OpOperand *> uses = llvm::map_to_vector(
+        value.getUses(), [](OpOperand &use) { return &use; });
+    llvm::sort(uses, [&](OpOperand *a, OpOperand *b) {
+      return body.findAncestorOpInBlock(*a->getOwner())
+          ->isBeforeInBlock(body.findAncestorOpInBlock(*b->getOwner()));
+    });
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      Operation *reader = body.findAncestorOpInBlock(*use->getOwner());
+      clone(
+          op, value, reader,
+          [&](OpOperand &candidate) { return &candidate == use; }, sweeps,
+          sweeps.backward.contains(reader));
+    }
+  }
+}
+
+std::optional<SmallVector<Operation *>>
+RematerializePass::chainFromKept(Value value, Operation *before,
+                                 const Sweeps &sweeps, const Schedule &schedule,
+                                 SmallVectorImpl<Value> &leaves) {
+  llvm::SetVector<Operation *> chain;
+  SmallVector<Value> worklist = {value};
+  int64_t at = schedule.position.lookup(before);
+  while (!worklist.empty()) {
+    Value next = worklist.pop_back_val();
+    Operation *producer = next.getDefiningOp();
+    bool kept = next != value &&
+                (Schedule::isFree(next) || schedule.lastUse(next) >= at);
+    if (kept) {
+      leaves.push_back(next);
+      continue;
+    }
+    if (!producer || !sweeps.forward.contains(producer) ||
+        !isRepeatable(producer) || producer->getBlock() != &schedule.body)
+      return std::nullopt;
+    if (!chain.insert(producer))
+      continue;
+    if (chain.size() > kMaxChain)
+      return std::nullopt;
+    llvm::append_range(worklist, producer->getOperands());
+  }
+  SmallVector<Operation *> ordered = chain.takeVector();
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+void RematerializePass::recomputeFromKept(Block &body, Sweeps &sweeps) {
+  auto isNarrow = [](Value value) {
+    Type element = getElementTypeOrSelf(value.getType());
+    return element.isF16() || element.isBF16();
+  };
+  auto readByBackward = [&](OpOperand &use) {
     return sweeps.backward.contains(
-        body->findAncestorOpInBlock(*use.getOwner()));
-  });
-  if (op->use_empty())
-    op->erase();
-  if (report)
-    llvm::errs() << "mixprec-rematerialize: recomputed " << clone->getName()
-                 << " (" << locationOf(clone) << ", "
-                 << bytesOf(clone->getResult(0).getType()) << " bytes, "
-                 << cast<AdjointOpInterface>(clone).getRecomputeFlops()
-                 << " operations)\n";
+        body.findAncestorOpInBlock(*use.getOwner()));
+  };
+  for (Operation *op : llvm::to_vector(llvm::make_pointer_range(body))) {
+    if (!sweeps.forward.contains(op) || !isRepeatable(op) || op->use_empty())
+      continue;
+    Value value = op->getResult(0);
+    Schedule schedule(body);
+    // The value and the casts of it that the backward reads (its 16-bit
+    // copy for a contraction), recomputed together before the first of
+    // their backward readers.
+    SmallVector<Value> recomputed = {value};
+    Operation *first = firstBackwardUser(value, sweeps, schedule);
+    if (getElementTypeOrSelf(value.getType()).isF32())
+      for (Operation *user : value.getUsers())
+        if (auto cast = dyn_cast<CastOp>(user);
+            cast && sweeps.forward.contains(cast) && isNarrow(cast))
+          if (Operation *castFirst =
+                  firstBackwardUser(cast.getResult(), sweeps, schedule)) {
+            recomputed.push_back(cast.getResult());
+            if (!first || castFirst->isBeforeInBlock(first))
+              first = castFirst;
+          }
+    if (!first)
+      continue;
+    SmallVector<Value> leaves;
+    std::optional<SmallVector<Operation *>> chain =
+        chainFromKept(value, first, sweeps, schedule, leaves);
+    if (!chain)
+      continue;
+    // A cast that elementwise and normalizing ops compute from what is
+    // kept (a 16-bit copy of a layer norm); or an FP32 value, and its
+    // 16-bit copies, that 16-bit values kept anyway determine (an FP32
+    // softmax of a 16-bit attention product): the backward keeps each
+    // value once, in the precision the forward computed it in.
+    bool castOfKept = isa<CastOp>(op) && llvm::none_of(*chain, isContraction);
+    bool wideOfNarrow = getElementTypeOrSelf(value.getType()).isF32() &&
+                        llvm::any_of(leaves, isNarrow) &&
+                        llvm::all_of(leaves, [&](Value leaf) {
+                          return Schedule::isFree(leaf) || isNarrow(leaf);
+                        });
+    if (castOfKept)
+      recomputed.resize(1);
+    else if (!wideOfNarrow)
+      continue;
+    for (Value copy : llvm::drop_begin(recomputed))
+      chain->push_back(copy.getDefiningOp());
+    clone(*chain, recomputed, first, readByBackward, sweeps,
+          /*backward=*/true);
+  }
+}
+
+Operation *
+RematerializePass::clone(ArrayRef<Operation *> chain, ArrayRef<Value> values,
+                         Operation *before,
+                         llvm::function_ref<bool(OpOperand &)> replaced,
+                         Sweeps &sweeps, bool backward) {
+  OpBuilder b(before);
+  IRMapping mapping;
+  Operation *last = nullptr;
+  for (Operation *op : chain) {
+    last = b.clone(*op, mapping);
+    last->setAttr(kRecomputedAttr, b.getI64IntegerAttr(recomputed++));
+    (backward ? sweeps.backward : sweeps.forward).insert(last);
+  }
+  for (Value value : values) {
+    Value copy = mapping.lookup(value);
+    value.replaceUsesWithIf(copy, replaced);
+    if (report)
+      llvm::errs() << "mixprec-rematerialize: recomputed "
+                   << copy.getDefiningOp()->getName() << " ("
+                   << locationOf(copy.getDefiningOp()) << ", "
+                   << bytesOf(copy.getType()) << " bytes) with " << chain.size()
+                   << " ops\n";
+  }
+  for (Operation *op : llvm::reverse(chain))
+    if (op->use_empty()) {
+      sweeps.forward.erase(op);
+      op->erase();
+    }
+  return last;
 }
 
 Operation *RematerializePass::cheapestAtPeak(const Sweeps &sweeps,

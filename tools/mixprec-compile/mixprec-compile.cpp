@@ -108,11 +108,11 @@ static cl::opt<bool> memoryReport(
              "the code uses (--mixprec-memory-report), and the model's "
              "state, on stderr"),
     cl::init(false), cl::cat(compileCategory));
-static cl::opt<std::string>
-    memoryReportJson("memory-report-json",
-                     cl::desc("Write the memory report as JSON to this file"),
-                     cl::value_desc("path"), cl::init(""),
-                     cl::cat(compileCategory));
+static cl::opt<std::string> memoryReportJson(
+    "memory-report-json",
+    cl::desc("Also write the memory report as JSON to this file (prints it "
+             "as --memory-report does)"),
+    cl::value_desc("path"), cl::init(""), cl::cat(compileCategory));
 static cl::opt<int64_t> memoryBudget(
     "memory-budget",
     cl::desc("The most bytes a call of a train step may hold, as its memory "
@@ -216,8 +216,9 @@ using Configure =
     llvm::function_ref<LogicalResult(PassManager &, TimingScope &)>;
 
 /// `module`, after the training passes, with its state exposed and lowered
-/// for the target, its memory report printed when `report`: the ABI
-/// signatures of its public functions, their lowered layout read back.
+/// for the target, with the memory report --memory-report and
+/// --memory-report-json ask for when `report`: the ABI signatures of its
+/// public functions, their lowered layout read back.
 static FailureOr<std::vector<mixprec::FunctionSignature>>
 lowerModel(ModuleOp module, ArrayRef<std::string> trainSteps, bool report,
            TimingScope &timing, Configure configure) {
@@ -275,14 +276,14 @@ lowerModel(ModuleOp module, ArrayRef<std::string> trainSteps, bool report,
     mixprec::CUDAPipelineOptions options;
     options.chips = archs;
     options.toolkit = cudaPath;
-    options.memoryReport = report;
+    options.memoryReport = report && memoryReport;
     options.memoryReportJson = report ? memoryReportJson.getValue() : "";
     mixprec::buildCUDAPipeline(pm, options);
   } else {
     mixprec::CPUPipelineOptions options;
     options.vectorize = vectorize;
     options.cpu = cpu;
-    options.memoryReport = report;
+    options.memoryReport = report && memoryReport;
     options.memoryReportJson = report ? memoryReportJson.getValue() : "";
     mixprec::buildCPUPipeline(pm, options);
   }
@@ -489,10 +490,10 @@ int main(int argc, char **argv) {
                            configure)))
     return 1;
   FailureOr<std::vector<mixprec::FunctionSignature>> signatures =
-      lowerModel(*module, trainSteps, memoryReport, timing, configure);
+      lowerModel(*module, trainSteps, /*report=*/true, timing, configure);
   if (failed(signatures))
     return 1;
-  if (memoryReport)
+  if (memoryReport || !memoryReportJson.empty())
     printStateMemory(*state);
 
   if (emit == Emit::PTX) {

@@ -8,6 +8,7 @@ import operator
 import re
 import sys
 import traceback
+import weakref
 
 import torch
 from torch import fx, nn
@@ -111,9 +112,11 @@ class _Tracer(fx.Tracer):
         self.failed_in = None  # the module path where tracing failed
 
     def _refusal(self, name):
+        tracer = weakref.ref(self)  # see _traced_factory
+
         def refuse(*args, **kwargs):
             raise UnsupportedError(
-                name, self._paths[-1], _current_source(),
+                name, tracer().current_path, _current_source(),
                 "its random numbers would be drawn once, at import, and be "
                 "constants of the train step (dropout is supported)")
         return refuse
@@ -157,14 +160,19 @@ class _Tracer(fx.Tracer):
 
     def _traced_factory(self, factory):
         """`factory`, recorded as a call when a size is traced."""
+        # PyTorch caches the torch functions it sees (torch.overrides), these
+        # replacements among them: a strong reference would keep the tracer,
+        # and through it a copy of the model, alive for good.
+        tracer = weakref.ref(self)
+
         @functools.wraps(factory)
         def call(*args, **kwargs):
             traced = []
             fx.node.map_aggregate((args, kwargs), lambda a: traced.append(
                 isinstance(a, fx.Proxy)))
             if any(traced):
-                return self.create_proxy("call_function", factory, args,
-                                         kwargs)
+                return tracer().create_proxy("call_function", factory, args,
+                                             kwargs)
             return factory(*args, **kwargs)
         return call
 

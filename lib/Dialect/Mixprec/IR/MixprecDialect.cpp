@@ -57,9 +57,9 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == kRecomputedAttr) {
-    if (!isa<UnitAttr>(attr.getValue()) || !isa<AdjointOpInterface>(op))
+    if (!isa<IntegerAttr>(attr.getValue()) || !isa<AdjointOpInterface>(op))
       return op->emitError() << "'" << kRecomputedAttr
-                             << "' is a unit attribute of a forward op";
+                             << "' is an integer attribute of a forward op";
     return success();
   }
   if (attr.getName() == kOptimizerStepAttr) {

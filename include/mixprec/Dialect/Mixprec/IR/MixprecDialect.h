@@ -20,8 +20,8 @@ constexpr llvm::StringLiteral kPrecisionAttr = "mixprec.precision";
 /// op's precision ("cast: ..." on the casts it inserted, with their reason).
 constexpr llvm::StringLiteral kAutocastRuleAttr = "mixprec.autocast";
 
-/// Marks an op --mixprec-rematerialize cloned into the backward (CSE keeps
-/// it apart from the original).
+/// Numbers each op --mixprec-rematerialize cloned, so that CSE keeps it
+/// apart from the original and from the other copies.
 constexpr llvm::StringLiteral kRecomputedAttr = "mixprec.recomputed";
 
 /// Marks the constant that seeds the reverse sweep with d(loss)/d(loss).
