@@ -19,9 +19,12 @@ and a batch exist:
   resident memory once the model (and for mixprec the library) is loaded:
   `mixprec-run train --memory-report` for the examples, a Python process for
   the decoders and PyTorch (both with torch and mixprec.torch imported
-  before). mpt.compile imports the module by running it under PyTorch; that
-  one-time peak is reset (/proc/self/clear_refs) before the steps, what it
-  leaves (the trainer's state) stays counted.
+  before). Both settle the process first: free heap pages go back to the
+  system and every read-only page of the loaded files (code, constant
+  tables) is made resident, so neither system's first step is charged
+  for the shared code it runs. mpt.compile imports the module by running it
+  under PyTorch; what is measured is a second trainer of the library it
+  compiled, created after that (its state is counted) and stepped.
 - CUDA: the GPU simulator's `peak_device_bytes` (MIXPREC_GPUSIM_REPORT),
   the CUDA library run on runtime/gpusim.
 - planned: the trainer's memory plan (mixprec_trainer_memory: host bytes on
@@ -144,20 +147,51 @@ def reset_peak():
         clear.write("5")
 
 
+def settle():
+    """What mixprec-run does before it measures: the heap's free pages go
+    back to the system (so what a step allocates is counted wherever malloc
+    places it) and every read-only page of the loaded files becomes
+    resident (what the first step runs for the first time, libtorch's
+    kernels or libm's tables, is file-backed and shared code, not the
+    step's memory)."""
+    import ctypes
+    import gc
+    gc.collect()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    for line in open("/proc/self/maps"):
+        fields = line.split()
+        if (len(fields) < 6 or not fields[1].startswith("r-")
+                or not fields[5].startswith("/")):
+            continue
+        begin, end = (int(address, 16) for address in fields[0].split("-"))
+        for page in range(begin, end, 4096):
+            ctypes.string_at(page, 1)
+
+
 def measure_in_process(system, model, optimizer, loss_fn, batch, precision,
                        target):
     """Steps `model` in this process (`system` "torch" or "mixprec") and
     measures its peak resident growth over the resident memory now."""
     import torch
+    settle()
     reset_peak()
     baseline, _ = resident()
     result = {}
     if system == "mixprec":
         import mixprec.torch as mpt
-        trainer = mpt.compile(model, loss_fn, batch, optimizer,
-                              precision=precision, target=target,
-                              arch="sm_90" if target == "cuda" else None)
+        compiled = mpt.compile(model, loss_fn, batch, optimizer,
+                               precision=precision, target=target,
+                               arch="sm_90" if target == "cuda" else None)
+        # What is measured is a trainer and its steps, as mixprec-run
+        # measures the examples: a new trainer of the compiled library,
+        # created after the import's runs of the module under PyTorch (its
+        # leftovers, OpenBLAS's buffers among them, are not the step's).
+        imported, library = compiled._imported, compiled.library
+        del compiled
+        settle()
         reset_peak()
+        baseline, _ = resident()
+        trainer = mpt.Trainer(model, imported, library, precision)
         for _ in range(STEPS):
             trainer.step(*batch)
         plan = trainer.memory_plan

@@ -72,6 +72,9 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createMixprecGuardStateUpdates());
   pm.addPass(createConvertMixprecToLinalg());
   pm.addPass(createCanonicalizerPass());
+  // Broadcasts, casts and elementwise chains are computed where they are
+  // read, with no buffer in between.
+  pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createMixprecDistinctResults());
   // Contractions become register tiles of vector.contract on tensors; the
   // rest of linalg stays and becomes plain loops after bufferization.
@@ -82,6 +85,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     tiling.tileN = options.tileN > 0 ? options.tileN : tile.n;
     tiling.tileK = options.tileK > 0 ? options.tileK : tile.k;
     pm.addNestedPass<func::FuncOp>(createMixprecTileAndVectorize(tiling));
+    pm.addNestedPass<func::FuncOp>(createMixprecEpilogueInTiles());
   }
   // No pass below adds fast-math flags: Inf and NaN must survive
   // (docs/design.md §4).

@@ -20,6 +20,7 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mixprec {
@@ -119,10 +120,44 @@ public:
     for (Operation &op : body)
       position[&op] = int64_t(ops.size()), ops.push_back(&op);
     live.delta.assign(ops.size() + 1, 0);
-    for (Operation *op : ops)
-      if (!isa<ReadOp, ConstantOp>(op))
-        for (Value result : op->getResults())
+    for (Operation *op : ops) {
+      if (isa<ReadOp, ConstantOp>(op))
+        continue;
+      for (Value result : op->getResults())
+        if (!isFusedAway(result))
           live.add(position[op], lastUse(result), bytesOf(result.getType()));
+      // A result written over an operand of its type that dies here
+      // (--mixprec-reuse-buffers): elementwise ops, normalizations and
+      // their gradients read element i where they write it; contractions
+      // do not.
+      if (isContraction(op) || op->getNumResults() != 1)
+        continue;
+      Type type = op->getResult(0).getType();
+      for (Value operand : op->getOperands())
+        if (operand.getType() == type && !isFree(operand) &&
+            operand.getDefiningOp()->getBlock() == &body &&
+            !isFusedAway(operand) && lastUse(operand) == position[op]) {
+          live.add(position[op], position[op], -bytesOf(type));
+          break;
+        }
+    }
+  }
+
+  /// Whether the backends compute `value` where it is read, holding no
+  /// tensor of it (--mixprec-fuse-elementwise): a broadcast read by
+  /// elementwise ops, an elementwise op's result that one elementwise op
+  /// reads.
+  static bool isFusedAway(Value value) {
+    Operation *producer = value.getDefiningOp();
+    auto readByElementwise = [&] {
+      return llvm::all_of(value.getUsers(), [](Operation *user) {
+        return user->hasTrait<ComputesElementwise>();
+      });
+    };
+    if (isa<BroadcastOp>(producer))
+      return readByElementwise();
+    return producer->hasTrait<ComputesElementwise>() && value.hasOneUse() &&
+           readByElementwise();
   }
 
   int64_t positionOf(Operation *user) const {
@@ -142,6 +177,16 @@ public:
         last = std::max(last, position.lookup(inBody));
     }
     return last;
+  }
+
+  /// Whether the state `read` reads is assigned after it and before
+  /// position `at`.
+  bool writtenBetween(ReadOp read, int64_t at) const {
+    for (int64_t i = position.lookup(read) + 1; i < at; ++i)
+      if (auto assign = dyn_cast<AssignOp>(ops[i]);
+          assign && assign.getBufferAttr() == read.getStateAttr())
+        return true;
+    return false;
   }
 
   /// Whether `value` needs no bytes of the body: an argument or what
@@ -199,11 +244,13 @@ private:
   void recomputeFromKept(Block &body, Sweeps &sweeps);
   /// The forward ops that compute `value` from values that are free or live
   /// at `before` anyway, in program order; none when that takes more than
-  /// kMaxChain ops or an op that cannot be repeated. `leaves` gets the
-  /// values the chain starts from.
+  /// `maxChain` ops, an op that cannot be repeated, or state that is
+  /// written over before `before`. `leaves` gets the values the chain starts
+  /// from.
   std::optional<SmallVector<Operation *>>
   chainFromKept(Value value, Operation *before, const Sweeps &sweeps,
-                const Schedule &schedule, SmallVectorImpl<Value> &leaves);
+                const Schedule &schedule, SmallVectorImpl<Value> &leaves,
+                size_t maxChain = kMaxChain);
   /// Clones `chain` (which computes `values`) before `before`; the readers
   /// `replaced` accepts read the clones of `values`. Ops nothing reads any
   /// more go.
@@ -211,14 +258,25 @@ private:
                    Operation *before,
                    llvm::function_ref<bool(OpOperand &)> replaced,
                    Sweeps &sweeps, bool backward);
-  /// The cheapest recomputation that lowers the estimated peak per byte, or
-  /// null.
-  Operation *cheapestAtPeak(const Sweeps &sweeps, const Schedule &schedule);
+  /// A forward value the backward reads, and the ops that compute it again
+  /// before its first backward reader.
+  struct Recomputation {
+    Value value;
+    SmallVector<Operation *> chain;
+    Operation *before;
+  };
+  /// Of the values live at the estimated peak and read again only after it,
+  /// the one whose recomputation costs the fewest operations per byte it
+  /// frees there, without raising the peak elsewhere; none if there is no
+  /// such value.
+  std::optional<Recomputation> cheapestAtPeak(const Sweeps &sweeps,
+                                              const Schedule &schedule);
 
   /// Recomputations this far: each clone's `mixprec.recomputed`.
   int64_t recomputed = 0;
-  /// The most ops a chain recomputed from kept values has.
-  static constexpr size_t kMaxChain = 8;
+  /// The most ops a chain of casts recomputed from kept values has, and a
+  /// chain recomputed under the budget.
+  static constexpr size_t kMaxChain = 8, kMaxBudgetChain = 64;
 };
 
 /// Whether `op` repeats what it computed when cloned: a forward op without
@@ -240,12 +298,11 @@ void RematerializePass::rematerialize(Block &body) {
     Schedule schedule(body);
     if (schedule.live.peak() <= budget)
       return;
-    Operation *op = cheapestAtPeak(sweeps, schedule);
-    if (!op)
+    std::optional<Recomputation> cheapest = cheapestAtPeak(sweeps, schedule);
+    if (!cheapest)
       return;
     clone(
-        op, op->getResult(0),
-        firstBackwardUser(op->getResult(0), sweeps, schedule),
+        cheapest->chain, cheapest->value, cheapest->before,
         [&](OpOperand &use) {
           return sweeps.backward.contains(
               body.findAncestorOpInBlock(*use.getOwner()));
@@ -299,19 +356,24 @@ void RematerializePass::copyToEachReader(Block &body, Sweeps &sweeps) {
   }
 }
 
-std::optional<SmallVector<Operation *>>
-RematerializePass::chainFromKept(Value value, Operation *before,
-                                 const Sweeps &sweeps, const Schedule &schedule,
-                                 SmallVectorImpl<Value> &leaves) {
+std::optional<SmallVector<Operation *>> RematerializePass::chainFromKept(
+    Value value, Operation *before, const Sweeps &sweeps,
+    const Schedule &schedule, SmallVectorImpl<Value> &leaves, size_t maxChain) {
   llvm::SetVector<Operation *> chain;
   SmallVector<Value> worklist = {value};
   int64_t at = schedule.position.lookup(before);
   while (!worklist.empty()) {
     Value next = worklist.pop_back_val();
     Operation *producer = next.getDefiningOp();
-    bool kept = next != value &&
-                (Schedule::isFree(next) || schedule.lastUse(next) >= at);
+    bool kept = next != value && (Schedule::isFree(next) ||
+                                  (schedule.lastUse(next) >= at &&
+                                   schedule.position.lookup(producer) < at));
     if (kept) {
+      // The state's old value is read where it still is (the new one is
+      // written over it in place).
+      if (auto read = dyn_cast_or_null<ReadOp>(producer);
+          read && schedule.writtenBetween(read, at))
+        return std::nullopt;
       leaves.push_back(next);
       continue;
     }
@@ -320,7 +382,7 @@ RematerializePass::chainFromKept(Value value, Operation *before,
       return std::nullopt;
     if (!chain.insert(producer))
       continue;
-    if (chain.size() > kMaxChain)
+    if (chain.size() > maxChain)
       return std::nullopt;
     llvm::append_range(worklist, producer->getOperands());
   }
@@ -370,8 +432,12 @@ void RematerializePass::recomputeFromKept(Block &body, Sweeps &sweeps) {
     // kept (a 16-bit copy of a layer norm); or an FP32 value, and its
     // 16-bit copies, that 16-bit values kept anyway determine (an FP32
     // softmax of a 16-bit attention product): the backward keeps each
-    // value once, in the precision the forward computed it in.
-    bool castOfKept = isa<CastOp>(op) && llvm::none_of(*chain, isContraction);
+    // value once, in the precision the forward computed it in. Neither
+    // repeats a contraction: outside a budget, recomputing costs no matrix
+    // products.
+    if (llvm::any_of(*chain, isContraction))
+      continue;
+    bool castOfKept = isa<CastOp>(op);
     bool wideOfNarrow = getElementTypeOrSelf(value.getType()).isF32() &&
                         llvm::any_of(leaves, isNarrow) &&
                         llvm::all_of(leaves, [&](Value leaf) {
@@ -419,49 +485,66 @@ RematerializePass::clone(ArrayRef<Operation *> chain, ArrayRef<Value> values,
   return last;
 }
 
-Operation *RematerializePass::cheapestAtPeak(const Sweeps &sweeps,
-                                             const Schedule &schedule) {
+std::optional<RematerializePass::Recomputation>
+RematerializePass::cheapestAtPeak(const Sweeps &sweeps,
+                                  const Schedule &schedule) {
   int64_t at = 0;
   int64_t peak = schedule.live.peak(&at);
-  Operation *best = nullptr;
+  std::optional<Recomputation> best;
   double bestCost = 0.0;
   auto isBackward = [&](Operation *inBody) {
     return sweeps.backward.contains(inBody);
   };
   for (Operation *op : schedule.ops) {
-    auto adjoint = dyn_cast<AdjointOpInterface>(op);
-    // One tensor a forward op computes before the peak and the backward
-    // reads after it.
-    if (!adjoint || !sweeps.forward.contains(op) || op->getNumResults() != 1 ||
-        !isPure(op) || Schedule::isFree(op->getResult(0)))
+    // One tensor a forward op computes before the peak, that the forward
+    // reads no more after it and the backward reads again.
+    if (!sweeps.forward.contains(op) || !isRepeatable(op) ||
+        Schedule::isFree(op->getResult(0)))
       continue;
     Value result = op->getResult(0);
     Operation *first = firstBackwardUser(result, sweeps, schedule);
     int64_t defined = schedule.position.lookup(op);
     if (!first || defined > at || schedule.position.lookup(first) <= at)
       continue;
-    // After: the forward's readers keep the value, a clone lives from the
-    // first backward reader to the last, the operands at least until it.
-    int64_t clonePosition = schedule.position.lookup(first);
     int64_t forwardEnd = schedule.lastUse(result, isBackward);
     if (forwardEnd >= at)
       continue;
-    LiveBytes after = schedule.live;
+    SmallVector<Value> leaves;
+    std::optional<SmallVector<Operation *>> chain =
+        chainFromKept(result, first, sweeps, schedule, leaves, kMaxBudgetChain);
+    if (!chain)
+      continue;
+    // After: the forward's readers keep the value, the recomputed one lives
+    // from the first backward reader to the last, and the chain's other
+    // values briefly where it runs.
+    int64_t clonePosition = schedule.position.lookup(first);
     int64_t bytes = bytesOf(result.getType());
+    LiveBytes after = schedule.live;
     after.add(defined, schedule.lastUse(result), -bytes);
     if (forwardEnd > defined)
       after.add(defined, forwardEnd, bytes);
     after.add(clonePosition, schedule.lastUse(result), bytes);
-    for (Value operand : op->getOperands())
-      if (!Schedule::isFree(operand))
-        after.add(schedule.lastUse(operand) + 1, clonePosition,
-                  bytesOf(operand.getType()));
-    int64_t lowered = peak - after.peak();
-    if (lowered <= 0)
+    // The chain runs in order: at each link its result and the chain's
+    // values it reads are live.
+    int64_t flops = 0, chainPeak = 0;
+    llvm::SmallPtrSet<Operation *, 16> links(chain->begin(), chain->end());
+    for (Operation *link : *chain) {
+      flops += cast<AdjointOpInterface>(link).getRecomputeFlops();
+      if (link == op)
+        continue;
+      int64_t linkBytes = bytesOf(link->getResult(0).getType());
+      for (Value operand : link->getOperands())
+        if (links.contains(operand.getDefiningOp()) &&
+            !Schedule::isFusedAway(operand))
+          linkBytes += bytesOf(operand.getType());
+      chainPeak = std::max(chainPeak, linkBytes);
+    }
+    after.add(clonePosition, clonePosition, chainPeak);
+    if (after.peak() > peak)
       continue;
-    double cost = double(adjoint.getRecomputeFlops()) / double(lowered);
+    double cost = double(flops) / double(bytes);
     if (!best || cost < bestCost) {
-      best = op;
+      best = Recomputation{result, std::move(*chain), first};
       bestCost = cost;
     }
   }

@@ -304,7 +304,10 @@ static LogicalResult rematerialize(ModuleOp module, int64_t budget, bool report,
   mixprec::MixprecRematerializeOptions options;
   options.budget = budget;
   options.report = report;
+  pm.addPass(mixprec::createMixprecScheduleStateUpdates());
+  pm.addPass(mixprec::createMixprecSinkToFirstUse());
   pm.addPass(mixprec::createMixprecRematerialize(options));
+  pm.addPass(mixprec::createMixprecSinkToFirstUse());
   return pm.run(module);
 }
 

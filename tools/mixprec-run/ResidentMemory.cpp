@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <malloc.h>
+#include <unistd.h>
 
 namespace mixprec {
 
@@ -22,6 +24,27 @@ ResidentMemory residentMemory() {
   }
   std::fclose(status);
   return memory;
+}
+
+void settleResidentMemory() {
+  malloc_trim(0);
+  FILE *maps = std::fopen("/proc/self/maps", "r");
+  if (!maps)
+    return;
+  long pageSize = sysconf(_SC_PAGESIZE);
+  char line[4096];
+  while (std::fgets(line, sizeof(line), maps)) {
+    unsigned long begin = 0, end = 0;
+    char permissions[5] = {};
+    // Read-only mappings of files: code and constant data (libm's tables).
+    if (std::sscanf(line, "%lx-%lx %4s", &begin, &end, permissions) != 3 ||
+        permissions[0] != 'r' || permissions[1] != '-' ||
+        !std::strchr(line, '/'))
+      continue;
+    for (unsigned long page = begin; page < end; page += pageSize)
+      (void)*reinterpret_cast<const volatile char *>(page);
+  }
+  std::fclose(maps);
 }
 
 bool resetPeakResidentMemory() {

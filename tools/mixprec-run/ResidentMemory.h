@@ -23,6 +23,16 @@ ResidentMemory residentMemory();
 /// false where the system cannot.
 bool resetPeakResidentMemory();
 
+/// Settles the process's resident memory before a measurement, so that
+/// what grows after it is what the trainer allocates and touches:
+/// - every read-only page of the loaded files becomes resident (the code and
+///   constants of the model's library and of what it links: libm's tables,
+///   BLAS): what the first step runs for the first time is file-backed and
+///   shared, not memory a plan places;
+/// - the heap's free pages go back to the system, so the trainer's state is
+///   counted even where malloc places it on pages freed before.
+void settleResidentMemory();
+
 } // namespace mixprec
 
 #endif // MIXPREC_TOOLS_MIXPREC_RUN_RESIDENTMEMORY_H

@@ -429,6 +429,8 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
     tensors.push_back(tensorOf(batch));
   // What --memory-report measures starts here: the data and batches are
   // the caller's, the trainer and its steps are the model's.
+  if (!options.memoryReport.empty())
+    settleResidentMemory();
   bool measured = !options.memoryReport.empty() && resetPeakResidentMemory();
   ResidentMemory before = residentMemory();
   mixprec_trainer *trainer = nullptr;

@@ -162,6 +162,10 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
     Option<"widenInputs", "widen-inputs", "bool", /*default=*/"true",
            "Widen 16-bit inputs to the accumulator type in a copy (exact) "
            "before the contraction">,
+    Option<"widenLimit", "widen-limit", "int64_t", /*default=*/"8388608",
+           "Widen only when each input's f32 copy takes at most this many "
+           "bytes: a larger copy holds more memory than its faster loads "
+           "are worth">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
@@ -169,6 +173,53 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
     "::mlir::tensor::TensorDialect", "::mlir::ub::UBDialect",
     "::mlir::vector::VectorDialect"
   ];
+}
+
+def MixprecEpilogueInTiles : Pass<"mixprec-epilogue-in-tiles",
+                                   "::mlir::func::FuncOp"> {
+  let summary = "Run a contraction's elementwise epilogue on its register "
+                "tiles";
+  let description = [{
+    Runs after `--mixprec-tile-and-vectorize`. A contraction sums in f32
+    (docs/design.md §4); what reads the sums, an elementwise
+    `linalg.generic` (the bias, the rounding to a 16-bit result, and the ops
+    `--mixprec-fuse-elementwise` fused after them), would read them back
+    from an f32 tensor of the whole result. When that tensor is read only by
+    the epilogue, and by the read of each register tile right before its
+    write (the tile still holds the fill, the sums stay in registers for the
+    whole reduction), the epilogue's body runs on each tile as it is written
+    instead, its other inputs read at the tile (broadcast where their maps
+    drop dims), the tile's read is the fill's value, and the tiles are
+    written into the epilogue's result. The same operations on the same
+    values, each rounding where it was: the same bits, with no f32 result
+    of the whole contraction held or read again. Contractions whose tiles
+    do not have that shape are left as they are.
+
+    ```mlir
+    %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<37x29xf32>)
+    %r = scf.for %i = %c0 to %c32 step %c8 iter_args(%t = %acc) -> (tensor<37x29xf32>) {
+      %c = vector.transfer_read %t[%i, %c0], %zero : tensor<37x29xf32>, vector<8x29xf32>
+      %s = scf.for %k ... iter_args(%v = %c) -> (vector<8x29xf32>) { ... }
+      %w = vector.transfer_write %s, %t[%i, %c0] : vector<8x29xf32>, tensor<37x29xf32>
+      scf.yield %w : tensor<37x29xf32>
+    }
+    %h = linalg.generic ... ins(%r : tensor<37x29xf32>) outs(... : tensor<37x29xbf16>) // arith.truncf
+    ```
+    becomes
+    ```mlir
+    %acc = tensor.empty() : tensor<37x29xbf16>
+    %h = scf.for %i = %c0 to %c32 step %c8 iter_args(%t = %acc) -> (tensor<37x29xbf16>) {
+      %c = vector.broadcast %zero : f32 to vector<8x29xf32>
+      %s = scf.for %k ... iter_args(%v = %c) -> (vector<8x29xf32>) { ... }
+      %sr = arith.truncf %s : vector<8x29xf32> to vector<8x29xbf16>
+      %w = vector.transfer_write %sr, %t[%i, %c0] : vector<8x29xbf16>, tensor<37x29xbf16>
+      scf.yield %w : tensor<37x29xbf16>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def MixprecOutlineLoopNests
@@ -221,7 +272,7 @@ def MixprecOutlineLoopNests
 }
 
 //===----------------------------------------------------------------------===//
-// CUDA backend
+// Both backends, on tensors
 //===----------------------------------------------------------------------===//
 
 def MixprecFuseElementwise
@@ -231,11 +282,17 @@ def MixprecFuseElementwise
     A `linalg.generic` that computes elementwise (all loops parallel) and
     whose result has one user, an elementwise op too, is fused into that
     user (`linalg::populateElementwiseOpsFusionPatterns`): a chain becomes
-    one op, so the CUDA backend runs it as one kernel and keeps no buffer
-    between its links. Each body is inlined unchanged, casts included, so
-    the rounding points of the mixprec IR stay (docs/design.md §4).
-    Contractions and reductions take no producer: their multiply-accumulate
-    bodies are what `--mixprec-gpu-tensor-core-gemm` matches.
+    one op, so the CUDA backend runs it as one kernel and neither backend
+    keeps a buffer between its links. A broadcast (a generic that yields
+    one of its inputs) is fused into every elementwise user, however many:
+    it is cheaper to index again than to hold. Nothing is fused across an
+    op whose result the function returns, as the new state written in
+    place (`--mixprec-update-state-in-place`) must not be read by a
+    producer moved after it. Each body is inlined unchanged, casts
+    included, so the rounding points of the mixprec IR stay
+    (docs/design.md §4). Contractions and reductions take no producer:
+    their multiply-accumulate bodies are what the tiling passes and
+    `--mixprec-gpu-tensor-core-gemm` match.
 
     ```mlir
     %e = linalg.generic {...} ins(%x : tensor<64x128xf32>) outs(...) {
@@ -254,6 +311,10 @@ def MixprecFuseElementwise
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
+
+//===----------------------------------------------------------------------===//
+// CUDA backend
+//===----------------------------------------------------------------------===//
 
 def MixprecGpuTensorCoreGemm
     : Pass<"mixprec-gpu-tensor-core-gemm", "::mlir::ModuleOp"> {
@@ -421,6 +482,10 @@ def MixprecGpuDeviceBuffers
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Memory planning, both backends
+//===----------------------------------------------------------------------===//
+
 def MixprecUpdateStateInPlace
     : Pass<"mixprec-update-state-in-place", "::mlir::func::FuncOp"> {
   let summary = "Write each new state value into its argument's buffer";
@@ -499,11 +564,12 @@ def MixprecReuseBuffers : Pass<"mixprec-reuse-buffers", "::mlir::func::FuncOp"> 
                 "there";
   let description = [{
     On bufferized code, before `--mixprec-plan-memory`: a `linalg` op with
-    only parallel loops and identity indexing maps reads element i of each
-    input and writes element i of each output in the same iteration, so an
-    output may share an input's buffer when that input is a temporary
-    (`memref.alloc`) of the same type whose last use is this op and no
-    other operand views it. The output's allocation (the one right before
+    only parallel loops that reads an input and writes an output both
+    through identity maps reads element i of the one and writes element i
+    of the other in the same iteration (whatever it reads of other buffers:
+    a softmax's row maxima, a bias), so the output may share the input's
+    buffer when that input is a temporary (`memref.alloc`) of the same type
+    whose last use is this op and no other operand views it. The output's allocation (the one right before
     the op) is replaced by the input's and its deallocations go. Elementwise
     chains, such as an optimizer's update followed by the guard of loss
     scaling, then hold one buffer instead of one per op.

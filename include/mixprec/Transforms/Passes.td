@@ -104,6 +104,72 @@ def MixprecGuardStateUpdates
   }];
 }
 
+def MixprecScheduleStateUpdates
+    : Pass<"mixprec-schedule-state-updates", "::mlir::ModuleOp"> {
+  let summary = "Update each piece of state as soon as its new value is known";
+  let description = [{
+    Runs on each optimizer step (`mixprec.optimizer_step`) after
+    `--mixprec-amp`, before `--mixprec-rematerialize`. The ops that exist
+    only to compute new state values (every user an assign or such an op:
+    an optimizer's update of one parameter, its reads of the state, the step
+    counter, loss scaling's selects) move up to right after the values they
+    need, the ops among them that need only arguments, constants and state
+    right before their first user, and each `mixprec.assign` to right after
+    its value, every earlier read or assign of its state, and the last use
+    of a value read from it before (the compiled code writes the new value
+    over the old one: docs/design.md §12). A parameter's gradient then dies
+    at its update rather than living, with every other one, to the end of
+    the backward. Only the order changes; what each op computes does not.
+    Nothing moves above an op with effects other than reading or assigning
+    state, and nothing moves down.
+
+    ```mlir
+    %dw1 = mixprec.matmul ...        // the last gradient of @w1
+    %dw0 = mixprec.matmul ...        // ... the rest of the backward
+    %w1 = mixprec.read @w1 : tensor<4xf32>
+    %n1 = mixprec.sgd_update %w1, %dw1, %lr : ...
+    mixprec.assign @w1, %n1 : tensor<4xf32>
+    ```
+    becomes
+    ```mlir
+    %dw1 = mixprec.matmul ...
+    %w1 = mixprec.read @w1 : tensor<4xf32>
+    %n1 = mixprec.sgd_update %w1, %dw1, %lr : ...
+    mixprec.assign @w1, %n1 : tensor<4xf32>
+    %dw0 = mixprec.matmul ...
+    ```
+  }];
+}
+
+def MixprecSinkToFirstUse
+    : Pass<"mixprec-sink-to-first-use", "::mlir::ModuleOp"> {
+  let summary = "Compute each value of a train step right before it is read";
+  let description = [{
+    Runs on each optimizer step (`mixprec.optimizer_step`), around
+    `--mixprec-rematerialize`. An op without effects moves down to right
+    before the first op that reads its result when its results take more
+    bytes than the operands that are not read there or later anyway
+    (arguments, constants, and state until it is assigned, always are):
+    fewer bytes are live in between. The
+    reverse sweep emits an op's adjoints together; a gradient that is read
+    only after another adjoint's work (the softmax's, after the gradient of
+    the values it weights) is then computed after that work, not held
+    through it. Only the order changes; what each op computes does not.
+
+    ```mlir
+    %dp = mixprec.batch_matmul %dout, %v {transpose_rhs} : ...
+    %dv = mixprec.batch_matmul %p, %dout {transpose_lhs} : ...
+    %ds = mixprec.softmax_grad %dp, %s {axis = 3 : i64} : ...
+    ```
+    becomes
+    ```mlir
+    %dv = mixprec.batch_matmul %p, %dout {transpose_lhs} : ...
+    %dp = mixprec.batch_matmul %dout, %v {transpose_rhs} : ...
+    %ds = mixprec.softmax_grad %dp, %s {axis = 3 : i64} : ...
+    ```
+  }];
+}
+
 def MixprecRematerialize
     : Pass<"mixprec-rematerialize", "::mlir::ModuleOp"> {
   let summary = "Recompute forward values in the backward instead of keeping "

@@ -205,11 +205,13 @@ Value packOperand(RewriterBase &rewriter, Location loc, Value source,
 /// vector.contract. Its inputs are first packed where that pays (O(size of
 /// the operand) against the contraction's O(m*n*k)): a transposed RHS into
 /// a layout with n innermost (`transpose`), 16-bit inputs widened to the
-/// accumulator's type (`widen`), so the kernel broadcasts and loads f32.
+/// accumulator's type (`widen`, for inputs whose f32 copy takes at most
+/// `widenLimit` bytes), so the kernel broadcasts and loads f32.
 linalg::ContractOp rewriteAsContract(RewriterBase &rewriter,
                                      linalg::LinalgOp op,
                                      const linalg::ContractionDimensions &dims,
-                                     bool transpose, bool widen) {
+                                     bool transpose, bool widen,
+                                     int64_t widenLimit) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   Value init = op.getDpsInitOperand(0)->get();
@@ -218,6 +220,12 @@ linalg::ContractOp rewriteAsContract(RewriterBase &rewriter,
   bool mixedInputs =
       getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType()) !=
       getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
+  for (unsigned i = 0; i < 2; ++i)
+    if (cast<RankedTensorType>(op.getDpsInputOperand(i)->get().getType())
+                .getNumElements() *
+            4 >
+        widenLimit)
+      widen = false;
   SmallVector<Value> inputs;
   for (unsigned i = 0; i < 2; ++i) {
     Value input = op.getDpsInputOperand(i)->get();
@@ -372,8 +380,8 @@ struct TileAndVectorizePass
         linalg::inferContractionDims(op);
     if (failed(dims))
       return success();
-    linalg::ContractOp contract =
-        rewriteAsContract(rewriter, op, *dims, packTransposed, widenInputs);
+    linalg::ContractOp contract = rewriteAsContract(
+        rewriter, op, *dims, packTransposed, widenInputs, widenLimit);
     op = cast<linalg::LinalgOp>(contract.getOperation());
     TilingPlan plan = planTiling(op, *dims, tileM, tileN, tileK);
 

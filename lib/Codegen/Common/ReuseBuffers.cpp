@@ -1,7 +1,9 @@
 //===- ReuseBuffers.cpp - elementwise results over their dead inputs ------===//
 //
-// --mixprec-reuse-buffers: an elementwise linalg op writes its output into
-// a temporary input of the same type that dies there.
+// --mixprec-reuse-buffers: a linalg op that computes each element of its
+// output from the same element of an input (and whatever it reads of other
+// buffers) writes the output into that input when it is a temporary of the
+// same type that dies there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,13 +27,15 @@ namespace {
 
 bool isDeallocation(Operation *op) { return isa<memref::DeallocOp>(op); }
 
-/// Whether `op` reads and writes element i of each operand only in
-/// iteration i: only parallel loops, identity indexing maps.
-bool isElementwise(linalg::LinalgOp op) {
+/// Whether `op` computes element i of its output in iteration i alone,
+/// from element i of `operand` (and whatever it reads of other buffers):
+/// only parallel loops, identity maps for both.
+bool isElementwiseIn(linalg::LinalgOp op, OpOperand *operand,
+                     OpOperand *output) {
   return op.hasPureBufferSemantics() &&
          op.getNumLoops() == op.getNumParallelLoops() &&
-         llvm::all_of(op.getIndexingMapsArray(),
-                      [](AffineMap map) { return map.isIdentity(); });
+         op.getMatchingIndexingMap(operand).isIdentity() &&
+         op.getMatchingIndexingMap(output).isIdentity();
 }
 
 /// The buffer `value` is a view of (through any number of views), or
@@ -65,28 +69,35 @@ public:
       Value output = allocation.getMemref();
       auto writer =
           dyn_cast_or_null<linalg::LinalgOp>(allocation->getNextNode());
-      if (!writer || !isElementwise(writer) ||
-          !llvm::is_contained(writer.getDpsInits(), output))
+      OpOperand *written = nullptr;
+      if (writer)
+        for (OpOperand &init : writer.getDpsInitsMutable())
+          if (init.get() == output)
+            written = &init;
+      if (!written)
         continue;
       std::optional<LiveRange> outputLive = liveOf(output);
       if (!outputLive)
         continue;
       for (OpOperand *input : writer.getDpsInputOperands()) {
+        // The input, or a view of a temporary (a reshape of it).
         Value source = input->get();
+        Value buffer = viewedBuffer(source);
         if (source == output || source.getType() != output.getType() ||
-            !source.getDefiningOp<memref::AllocOp>() ||
-            source.getParentBlock() != output.getParentBlock())
+            !buffer.getDefiningOp<memref::AllocOp>() ||
+            buffer.getParentBlock() != output.getParentBlock() ||
+            !isElementwiseIn(writer, input, written))
           continue;
-        std::optional<LiveRange> sourceLive = liveOf(source);
+        std::optional<LiveRange> sourceLive = liveOf(buffer);
         if (!sourceLive || sourceLive->end != order.end(writer))
           continue;
         // An operand viewing the input would read it elsewhere than at the
         // element being written.
         if (llvm::any_of(writer->getOperands(), [&](Value other) {
-              return other != source && viewedBuffer(other) == source;
+              return other != source && viewedBuffer(other) == buffer;
             }))
           continue;
-        lives[source].end = std::max(sourceLive->end, outputLive->end);
+        lives[buffer].end = std::max(sourceLive->end, outputLive->end);
         lives.erase(output);
         for (Operation *user : llvm::make_early_inc_range(output.getUsers()))
           if (isDeallocation(user))

@@ -34,6 +34,11 @@ MIXPREC_CATEGORY_TRAIT(FollowCategory, Follow)
 template <typename ConcreteType>
 class KeepsTypes : public mlir::OpTrait::TraitBase<ConcreteType, KeepsTypes> {};
 
+/// Element i of the result comes from element i of each operand alone.
+template <typename ConcreteType>
+class ComputesElementwise
+    : public mlir::OpTrait::TraitBase<ConcreteType, ComputesElementwise> {};
+
 } // namespace mixprec
 
 // Op interfaces first: an optimizer attribute builds its update op.

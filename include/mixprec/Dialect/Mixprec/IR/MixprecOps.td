@@ -94,6 +94,14 @@ def Mixprec_KeepsTypes : NativeOpTrait<"KeepsTypes"> {
   let cppNamespace = "::mixprec";
 }
 
+// Element i of the result is computed from element i of each operand alone
+// (the operands have the result's shape): the backends fuse such ops into
+// their readers (docs/design.md §12). A marker: shapes are verified by each
+// op, with its own message.
+def Mixprec_ComputesElementwise : NativeOpTrait<"ComputesElementwise"> {
+  let cppNamespace = "::mixprec";
+}
+
 // InferTypeOpAdaptor, except that the adaptor also sees the attributes of an
 // op being parsed: the custom parser infers result types while the parsed
 // attributes are still a dictionary, before they are stored as properties.
@@ -332,7 +340,8 @@ def Mixprec_Conv2DOp : Mixprec_ContractionOp<"conv2d"> {
 //===----------------------------------------------------------------------===//
 
 class Mixprec_BinaryOp<string mnemonic, Trait category, string what>
-    : Mixprec_Op<mnemonic, category, [Pure, Mixprec_InferTypeOpAdaptor,
+    : Mixprec_Op<mnemonic, category, [Pure, Mixprec_ComputesElementwise,
+                                      Mixprec_InferTypeOpAdaptor,
                                       Mixprec_HasAdjoint]> {
   let summary = what # " of two tensors of one shape";
   let description = [{
@@ -374,7 +383,7 @@ def Mixprec_PowOp : Mixprec_BinaryOp<"pow", Mixprec_FP32Category,
                                      "lhs raised to the power rhs">;
 
 def Mixprec_WhereOp : Mixprec_Op<"where", Mixprec_PromoteCategory, [
-    Pure, Mixprec_InferTypeOpAdaptor,
+    Pure, Mixprec_ComputesElementwise, Mixprec_InferTypeOpAdaptor,
     AllShapesMatch<["condition", "result"]>, Mixprec_HasAdjoint]> {
   let summary = "elementwise choice of two tensors by a mask";
   let description = [{
@@ -414,7 +423,8 @@ def Mixprec_WhereOp : Mixprec_Op<"where", Mixprec_PromoteCategory, [
 class Mixprec_UnaryOp<string mnemonic, Trait category, string what,
                       list<Trait> traits = []>
     : Mixprec_Op<mnemonic, category,
-                 !listconcat([Pure, SameOperandsAndResultType,
+                 !listconcat([Pure, Mixprec_ComputesElementwise,
+                              SameOperandsAndResultType,
                               Mixprec_HasAdjoint], traits)> {
   let summary = what # ", elementwise";
   let arguments = (ins Mixprec_FloatTensor:$input);
@@ -792,7 +802,8 @@ def Mixprec_ConstantOp : Mixprec_Op<"constant", Mixprec_FollowCategory, [
 }
 
 def Mixprec_CastOp : Mixprec_Op<"cast", Mixprec_FollowCategory, [
-    Mixprec_KeepsTypes, Pure, SameOperandsAndResultShape,
+    Mixprec_KeepsTypes, Pure, Mixprec_ComputesElementwise,
+    SameOperandsAndResultShape,
     Mixprec_HasAdjoint]> {
   let summary = "converts the element type";
   let description = [{
