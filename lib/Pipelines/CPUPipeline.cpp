@@ -90,11 +90,13 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // No pass below adds fast-math flags: Inf and NaN must survive
   // (docs/design.md §4).
   // Tile loops carry their output buffer as an iter_arg.
-  addBufferizationPasses(pm, /*foldLoopCarriedBuffers=*/options.vectorize);
+  addBufferizationPasses(pm, /*foldLoopCarriedBuffers=*/options.vectorize,
+                         options.planMemory);
   // 64 bytes: a cache line, the widest vector load. A call's tensors are
   // its caller's, as they are.
-  addMemoryPlanPasses(pm, /*alignment=*/64, options.memoryReport,
-                      options.memoryReportJson, /*tensorAlignment=*/1);
+  addMemoryPlanPasses(pm, /*alignment=*/64, options.planMemory,
+                      options.memoryReport, options.memoryReportJson,
+                      /*tensorAlignment=*/1);
   // LLVM optimizes each distinct loop nest once, in a small function.
   pm.addPass(createMixprecOutlineLoopNests());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

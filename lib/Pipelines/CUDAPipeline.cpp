@@ -56,7 +56,8 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createMixprecDistinctResults());
   // As on the CPU: caller-allocated results, temporaries freed inside.
-  addBufferizationPasses(pm, /*foldLoopCarriedBuffers=*/true);
+  addBufferizationPasses(pm, /*foldLoopCarriedBuffers=*/true,
+                         options.planMemory);
   pm.addPass(createMixprecGpuTensorCoreGemm());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   MixprecGpuMapToKernelsOptions mapping;
@@ -66,8 +67,9 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   // 256 bytes, as cuMemAlloc aligns: every access of a kernel stays as
   // aligned as on a buffer of its own; a call's tensors start so in its
   // device frame too (runtime/cuda/GpuLaunchRuntime.cpp).
-  addMemoryPlanPasses(pm, /*alignment=*/256, options.memoryReport,
-                      options.memoryReportJson, /*tensorAlignment=*/256);
+  addMemoryPlanPasses(pm, /*alignment=*/256, options.planMemory,
+                      options.memoryReport, options.memoryReportJson,
+                      /*tensorAlignment=*/256);
   // Kernels on whole buffers; repeated layers compile each distinct kernel
   // once.
   pm.addPass(createMixprecGpuOutlineKernels());

@@ -31,7 +31,8 @@ static void addBufferDeallocationPasses(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void addBufferizationPasses(OpPassManager &pm, bool foldLoopCarriedBuffers) {
+void addBufferizationPasses(OpPassManager &pm, bool foldLoopCarriedBuffers,
+                            bool reuseBuffers) {
   // State is held once: each new value is written over the old.
   pm.addNestedPass<func::FuncOp>(createMixprecUpdateStateInPlace());
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -52,13 +53,16 @@ void addBufferizationPasses(OpPassManager &pm, bool foldLoopCarriedBuffers) {
   // Strided copies would otherwise call memrefCopy (MLIR's runner
   // utilities): make them loops.
   pm.addPass(createMixprecCopiesToLoops());
-  pm.addNestedPass<func::FuncOp>(createMixprecReuseBuffers());
+  if (reuseBuffers)
+    pm.addNestedPass<func::FuncOp>(createMixprecReuseBuffers());
 }
 
-void addMemoryPlanPasses(OpPassManager &pm, int64_t alignment, bool report,
-                         StringRef reportJson, int64_t tensorAlignment) {
+void addMemoryPlanPasses(OpPassManager &pm, int64_t alignment, bool share,
+                         bool report, StringRef reportJson,
+                         int64_t tensorAlignment) {
   MixprecPlanMemoryOptions plan;
   plan.alignment = alignment;
+  plan.share = share;
   pm.addPass(createMixprecPlanMemory(plan));
   pm.addNestedPass<func::FuncOp>(createMixprecVerifyMemoryPlan());
   if (!report && reportJson.empty())

@@ -15,15 +15,17 @@ namespace mixprec {
 /// made loops, and elementwise results written over their dead inputs.
 /// `foldLoopCarriedBuffers` canonicalizes before the results become
 /// out-parameters, for loops that carry their output buffer as an iter_arg
-/// (tiled code).
+/// (tiled code). Without `reuseBuffers`, every result gets a buffer of its
+/// own.
 void addBufferizationPasses(mlir::OpPassManager &pm,
-                            bool foldLoopCarriedBuffers);
+                            bool foldLoopCarriedBuffers, bool reuseBuffers);
 
 /// Every temporary a function allocates placed in one workspace planned at
-/// compile time (offsets a multiple of `alignment`), and the plan checked;
+/// compile time (offsets a multiple of `alignment`; without `share`, each
+/// in bytes of its own), and the plan checked;
 /// with `report`, the memory report, a call's tensors counted in multiples
 /// of `tensorAlignment`, also as JSON to `reportJson` unless it is empty.
-void addMemoryPlanPasses(mlir::OpPassManager &pm, int64_t alignment,
+void addMemoryPlanPasses(mlir::OpPassManager &pm, int64_t alignment, bool share,
                          bool report, llvm::StringRef reportJson,
                          int64_t tensorAlignment);
 

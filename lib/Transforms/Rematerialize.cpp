@@ -279,6 +279,29 @@ private:
   static constexpr size_t kMaxChain = 8, kMaxBudgetChain = 64;
 };
 
+/// Whether the result of `op` has more elements than its operands together.
+bool expands(Operation *op) {
+  auto elements = [](Value value) {
+    auto type = dyn_cast<ShapedType>(value.getType());
+    return type && type.hasStaticShape() ? type.getNumElements() : 0;
+  };
+  int64_t operands = 0;
+  for (Value operand : op->getOperands())
+    operands += elements(operand);
+  return elements(op->getResult(0)) > operands;
+}
+
+/// Whether `read`'s state is assigned after it and before `reader`, both
+/// in one block.
+bool assignedBetween(ReadOp read, Operation *reader) {
+  for (Operation *op = read->getNextNode(); op && op != reader;
+       op = op->getNextNode())
+    if (auto assign = dyn_cast<AssignOp>(op);
+        assign && assign.getBufferAttr() == read.getStateAttr())
+      return true;
+  return false;
+}
+
 /// Whether `op` repeats what it computed when cloned: a forward op without
 /// effects, of one result.
 bool isRepeatable(Operation *op) {
@@ -336,7 +359,9 @@ void RematerializePass::copyToEachReader(Block &body, Sweeps &sweeps) {
     }
     // One operation per element (a broadcast, a cast, a reshape) of free
     // operands: a constant spread over a batch, a weight's working copy.
-    if (!isRepeatable(op) || isContraction(op) ||
+    if (!isRepeatable(op) ||
+        !(op->hasTrait<ComputesElementwise>() ||
+          isa<BroadcastOp, ReshapeOp, TransposeOp>(op)) ||
         !llvm::all_of(op->getOperands(), Schedule::isFree))
       continue;
     Value value = op->getResult(0);
@@ -348,6 +373,13 @@ void RematerializePass::copyToEachReader(Block &body, Sweeps &sweeps) {
     });
     for (OpOperand *use : llvm::drop_begin(uses)) {
       Operation *reader = body.findAncestorOpInBlock(*use->getOwner());
+      // A state's old value is not there to read once the new one is
+      // written over it in place.
+      if (llvm::any_of(op->getOperands(), [&](Value operand) {
+            auto read = operand.getDefiningOp<ReadOp>();
+            return read && assignedBetween(read, reader);
+          }))
+        continue;
       clone(
           op, value, reader,
           [&](OpOperand &candidate) { return &candidate == use; }, sweeps,
@@ -432,10 +464,13 @@ void RematerializePass::recomputeFromKept(Block &body, Sweeps &sweeps) {
     // kept (a 16-bit copy of a layer norm); or an FP32 value, and its
     // 16-bit copies, that 16-bit values kept anyway determine (an FP32
     // softmax of a 16-bit attention product): the backward keeps each
-    // value once, in the precision the forward computed it in. Neither
-    // repeats a contraction: outside a budget, recomputing costs no matrix
-    // products.
-    if (llvm::any_of(*chain, isContraction))
+    // value once, in the precision the forward computed it in. A
+    // contraction is repeated only when its product is larger than its
+    // operands (attention's scores, from queries and keys of a small head
+    // dim): a few operations per byte freed.
+    if (llvm::any_of(*chain, [](Operation *link) {
+          return isContraction(link) && !expands(link);
+        }))
       continue;
     bool castOfKept = isa<CastOp>(op);
     bool wideOfNarrow = getElementTypeOrSelf(value.getType()).isF32() &&

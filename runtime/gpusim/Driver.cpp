@@ -191,6 +191,7 @@ CUresult allocate(CUdeviceptr *pointer, size_t bytes) {
   if (!address)
     return CUDA_ERROR_OUT_OF_MEMORY;
   context->allocations.insert(address);
+  ++device().counters.deviceAllocations;
   *pointer = address;
   return CUDA_SUCCESS;
 }

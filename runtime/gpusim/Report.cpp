@@ -52,10 +52,12 @@ bool writeReport(const Counters &counters, const char *path) {
   std::fprintf(file,
                ",\n  \"host_to_device_bytes\": %llu,\n"
                "  \"device_to_host_bytes\": %llu,\n"
-               "  \"peak_device_bytes\": %llu\n}\n",
+               "  \"peak_device_bytes\": %llu,\n"
+               "  \"device_allocations\": %llu\n}\n",
                (unsigned long long)counters.hostToDeviceBytes,
                (unsigned long long)counters.deviceToHostBytes,
-               (unsigned long long)counters.peakDeviceBytes);
+               (unsigned long long)counters.peakDeviceBytes,
+               (unsigned long long)counters.deviceAllocations);
   bool written = std::fflush(file) == 0;
   written &= std::fclose(file) == 0;
   return written && std::rename(temporary.c_str(), path) == 0;

@@ -15,6 +15,7 @@ struct Counters {
   std::map<std::string, KernelStats> kernels; // by kernel name
   uint64_t hostToDeviceBytes = 0, deviceToHostBytes = 0;
   uint64_t peakDeviceBytes = 0;
+  uint64_t deviceAllocations = 0; // cuMemAlloc(Async) calls that succeeded
 };
 
 /// Writes `counters` as JSON to `path`: per kernel and for the process.

@@ -1387,6 +1387,7 @@ def test_counters(tmp_path):
     # Nothing was freed before the context ended: every allocation at once.
     assert counters["peak_device_bytes"] == \
         (256 + 256) + (512 + 256 + 512 + 512) + (128 + 128)
+    assert counters["device_allocations"] == 2 + 4 + 2
 
 
 # Malformed or hostile PTX: each is refused when the module loads, with the

@@ -120,6 +120,13 @@ static cl::opt<int64_t> memoryBudget(
              "are recomputed in the backward until the plan fits, or the "
              "compile fails with the least it can reach (0: no budget)"),
     cl::value_desc("bytes"), cl::init(0), cl::cat(compileCategory));
+static cl::opt<bool> planMemory(
+    "plan-memory",
+    cl::desc("Plan memory: recompute in the backward what AMP would save "
+             "twice, schedule state updates and values where they are "
+             "read, reuse dead buffers (=false: each buffer its own, in "
+             "program order, to compare results against)"),
+    cl::init(true), cl::cat(compileCategory));
 static cl::opt<std::string>
     headerFile("header", cl::desc("Header to write (default: beside -o)"),
                cl::init(""), cl::cat(compileCategory));
@@ -276,6 +283,7 @@ lowerModel(ModuleOp module, ArrayRef<std::string> trainSteps, bool report,
     mixprec::CUDAPipelineOptions options;
     options.chips = archs;
     options.toolkit = cudaPath;
+    options.planMemory = planMemory;
     options.memoryReport = report && memoryReport;
     options.memoryReportJson = report ? memoryReportJson.getValue() : "";
     mixprec::buildCUDAPipeline(pm, options);
@@ -283,6 +291,7 @@ lowerModel(ModuleOp module, ArrayRef<std::string> trainSteps, bool report,
     mixprec::CPUPipelineOptions options;
     options.vectorize = vectorize;
     options.cpu = cpu;
+    options.planMemory = planMemory;
     options.memoryReport = report && memoryReport;
     options.memoryReportJson = report ? memoryReportJson.getValue() : "";
     mixprec::buildCPUPipeline(pm, options);
@@ -405,6 +414,13 @@ int main(int argc, char **argv) {
                   "' (expected sm_80, sm_90 or sm_90a)");
   if (emit == Emit::PTX && (!cuda || archs.size() != 1))
     return fail("--emit=ptx needs --target=cuda and one --arch");
+  if (memoryBudget < 0)
+    return fail("--memory-budget=" + Twine(int64_t(memoryBudget)) +
+                " is negative; give the bytes a train step may hold (0: no "
+                "budget)");
+  if (memoryBudget > 0 && !planMemory)
+    return fail("--memory-budget is met by planning memory; drop "
+                "--plan-memory=false");
   // The host side of a CUDA model only launches kernels: portable code.
   std::string hostCpu =
       cuda && cpu.getNumOccurrences() == 0 ? "x86-64" : cpu.getValue();
@@ -489,8 +505,8 @@ int main(int argc, char **argv) {
       return 1;
     rematerializeBudget = *chosen;
   }
-  if (failed(rematerialize(*module, rematerializeBudget, memoryReport, timing,
-                           configure)))
+  if (planMemory && failed(rematerialize(*module, rematerializeBudget,
+                                         memoryReport, timing, configure)))
     return 1;
   FailureOr<std::vector<mixprec::FunctionSignature>> signatures =
       lowerModel(*module, trainSteps, /*report=*/true, timing, configure);

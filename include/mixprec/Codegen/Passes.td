@@ -642,6 +642,10 @@ def MixprecPlanMemory : Pass<"mixprec-plan-memory", "::mlir::ModuleOp"> {
   let options = [
     Option<"alignment", "alignment", "int64_t", /*default=*/"64",
            "Byte alignment of every buffer's offset (a power of two)">,
+    Option<"share", "share", "bool", /*default=*/"true",
+           "Let buffers whose lifetimes do not overlap share bytes (false: "
+           "each buffer in bytes of its own, the layout results are "
+           "compared against)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"

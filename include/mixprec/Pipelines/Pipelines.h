@@ -34,6 +34,12 @@ struct CPUPipelineOptions
       *this, "tile-k",
       llvm::cl::desc("Reduction steps per register tile (0: 1)"),
       llvm::cl::init(0)};
+  Option<bool> planMemory{
+      *this, "plan-memory",
+      llvm::cl::desc("Reuse buffers: dead inputs' for elementwise results, "
+                     "dead temporaries' bytes in the workspace (off: each "
+                     "buffer its own, to compare results against)"),
+      llvm::cl::init(true)};
   Option<bool> memoryReport{
       *this, "memory-report",
       llvm::cl::desc("Print what each function's calls hold, from the "
@@ -79,6 +85,12 @@ struct CUDAPipelineOptions
       *this, "block-size",
       llvm::cl::desc("Threads per block of elementwise and reduction kernels"),
       llvm::cl::init(256)};
+  Option<bool> planMemory{
+      *this, "plan-memory",
+      llvm::cl::desc("Reuse buffers: dead inputs' for elementwise results, "
+                     "dead temporaries' bytes in the workspace (off: each "
+                     "buffer its own, to compare results against)"),
+      llvm::cl::init(true)};
   Option<bool> memoryReport{
       *this, "memory-report",
       llvm::cl::desc("Print what each function's calls hold, from the "

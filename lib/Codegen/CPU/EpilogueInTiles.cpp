@@ -133,13 +133,16 @@ private:
 };
 
 /// The input of `epilogue` that reads the sums: an elementwise generic with
-/// one result whose inputs are all read through projected permutations, one
-/// of them (the sums) through the identity, and whose body is scalar arith
-/// and math that does not read the output.
+/// one result, written through the identity, whose inputs are all read
+/// through projected permutations, one of them (the sums) through the
+/// identity, and whose body is scalar arith and math that does not read the
+/// output.
 OpOperand *sumsOperand(linalg::GenericOp epilogue) {
   if (epilogue.getNumDpsInits() != 1 || epilogue->getNumResults() != 1 ||
       epilogue.getNumLoops() != epilogue.getNumParallelLoops() ||
-      !epilogue.hasPureTensorSemantics())
+      !epilogue.hasPureTensorSemantics() ||
+      !epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0))
+           .isIdentity())
     return nullptr;
   Block *body = epilogue.getBody();
   if (!body->getArguments().back().use_empty())
@@ -276,7 +279,10 @@ struct EpilogueInTilesPass
                   .getShape())
         continue;
       Accumulator accumulator;
-      if (!accumulator.collect(sums->get(), epilogue))
+      // In the fill's block, where what it reads can be checked to be
+      // defined before the tiles.
+      if (!accumulator.collect(sums->get(), epilogue) ||
+          epilogue->getBlock() != accumulator.fill->getBlock())
         continue;
       // The epilogue's other inputs, and the scalars its body reads from
       // outside, are read where the tiles are written.

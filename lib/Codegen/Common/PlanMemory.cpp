@@ -162,7 +162,7 @@ int64_t PlanMemoryPass::pack(MutableArrayRef<Buffer *> buffers) {
   for (Buffer *buffer : buffers) {
     overlapping.clear();
     for (Buffer *other : placed)
-      if (other->live.overlaps(buffer->live))
+      if (!share || other->live.overlaps(buffer->live))
         overlapping.push_back(other);
     llvm::sort(overlapping, [](const Buffer *a, const Buffer *b) {
       return a->offset < b->offset;

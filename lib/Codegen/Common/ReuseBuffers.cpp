@@ -91,10 +91,14 @@ public:
         std::optional<LiveRange> sourceLive = liveOf(buffer);
         if (!sourceLive || sourceLive->end != order.end(writer))
           continue;
-        // An operand viewing the input would read it elsewhere than at the
-        // element being written.
-        if (llvm::any_of(writer->getOperands(), [&](Value other) {
-              return other != source && viewedBuffer(other) == buffer;
+        // Another operand on the input's buffer would read it elsewhere
+        // than at the element being written, unless it is the input read
+        // the same way (x * x).
+        if (llvm::any_of(writer->getOpOperands(), [&](OpOperand &other) {
+              return &other != input && viewedBuffer(other.get()) == buffer &&
+                     !(other.get() == source && writer.isDpsInput(&other) &&
+                       writer.getMatchingIndexingMap(&other) ==
+                           writer.getMatchingIndexingMap(input));
             }))
           continue;
         lives[buffer].end = std::max(sourceLive->end, outputLive->end);

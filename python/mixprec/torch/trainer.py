@@ -48,7 +48,13 @@ def _dtype_of(value):
     return _TORCH_OF_NUMPY.get(dtype, dtype)
 
 
-def _options(precision, target, arch, amp_options, compile_options):
+def _options(precision, target, arch, amp_options, compile_options,
+             memory_budget=None):
+    if memory_budget is not None and (
+            isinstance(memory_budget, bool) or
+            not isinstance(memory_budget, int) or memory_budget <= 0):
+        raise ValueError("memory_budget must be a number of bytes > 0, "
+                         "got %r" % (memory_budget,))
     if precision not in PRECISIONS:
         raise ValueError("precision must be one of %s, got %r" % (
             ", ".join(PRECISIONS), precision))
@@ -66,15 +72,25 @@ def _options(precision, target, arch, amp_options, compile_options):
     elif arch:
         raise ValueError("arch=%r is for target='cuda'; target='cpu' takes "
                          "no arch" % (arch,))
+    if memory_budget is not None:
+        options.append("--memory-budget=%d" % memory_budget)
     return options + compiler._option_list(compile_options or ())
 
 
 def compile(model, loss_fn, example_batch, optimizer, precision="fp32",
-            target="cpu", arch=None, amp_options=None, compile_options=None):
+            target="cpu", arch=None, amp_options=None, compile_options=None,
+            memory_budget=None):
     """Imports `model` with `loss_fn(model, *batch)` and `optimizer` and
     compiles its train step; returns a Trainer that starts from the
-    module's current parameters and the optimizer's current state."""
-    options = _options(precision, target, arch, amp_options, compile_options)
+    module's current parameters and the optimizer's current state.
+
+    `memory_budget` (bytes) bounds what a train step holds as its memory
+    plan counts it (`Trainer.memory_plan`): the compiler recomputes
+    forward values in the backward until the plan fits, with the same
+    losses and state as without a budget, or raises CompileError with the
+    smallest peak it can reach."""
+    options = _options(precision, target, arch, amp_options, compile_options,
+                       memory_budget)
     imported = import_model(model, loss_fn, example_batch, optimizer)
     _return_freed_memory()
     library = compiler.compile_source(imported.text, options=options)

@@ -27,7 +27,7 @@
 
 // SM90A: .target sm_90a
 // MLP: train: 5 tensor-core launches
-// CNN: train: 8 tensor-core launches
+// CNN: train: 9 tensor-core launches
 // TRANSFORMER: train: 27 tensor-core launches
 
 // PTXAS-NOT: error

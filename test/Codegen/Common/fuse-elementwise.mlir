@@ -1,0 +1,270 @@
+// RUN: mixprec-opt %s --mixprec-fuse-elementwise -split-input-file | FileCheck %s
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// A chain of elementwise ops becomes one op; the f16 rounding of the first
+// link stays inside the fused body.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x8xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[Y]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[E:.*]] = math.exp %[[A]] : f32
+// CHECK: %[[H:.*]] = arith.truncf %[[E]] : f32 to f16
+// CHECK: %[[W:.*]] = arith.extf %[[H]] : f16 to f32
+// CHECK: %[[M:.*]] = arith.mulf %[[W]], %[[B]] : f32
+// CHECK: linalg.yield %[[M]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @chain(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e0 = tensor.empty() : tensor<4x8xf16>
+  %h = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %t = math.exp %a : f32
+    %r = arith.truncf %t : f32 to f16
+    linalg.yield %r : f16
+  } -> tensor<4x8xf16>
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %y : tensor<4x8xf16>, tensor<4x8xf32>) outs(%e1 : tensor<4x8xf32>) {
+  ^bb0(%a: f16, %b: f32, %o: f32):
+    %w = arith.extf %a : f16 to f32
+    %r = arith.mulf %w, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %m : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+
+// A producer with two users is computed once; a contraction keeps its
+// multiply-accumulate body (the tensor-core kernels match it).
+// CHECK-LABEL: func.func @left_alone
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[P]] :
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[P]] :
+// CHECK: arith.mulf
+// CHECK: %[[Q:.*]] = linalg.generic
+// CHECK: arith.negf
+// CHECK: linalg.generic {{.*}} ins(%[[Q]], %{{.*}} : tensor<4x8xf16>, tensor<8x8xf16>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.extf
+// CHECK-NEXT: arith.extf
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.addf
+func.func @left_alone(%x: tensor<4x8xf32>, %h: tensor<4x8xf16>, %w: tensor<8x8xf16>, %acc: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.exp %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %a, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %s2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.mulf %a, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %eh = tensor.empty() : tensor<4x8xf16>
+  %q = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<4x8xf16>) outs(%eh : tensor<4x8xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %t = arith.negf %a : f16
+    linalg.yield %t : f16
+  } -> tensor<4x8xf16>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %w : tensor<4x8xf16>, tensor<8x8xf16>) outs(%acc : tensor<4x8xf32>) {
+  ^bb0(%a: f16, %b: f16, %o: f32):
+    %wa = arith.extf %a : f16 to f32
+    %wb = arith.extf %b : f16 to f32
+    %t = arith.mulf %wa, %wb : f32
+    %u = arith.addf %o, %t : f32
+    linalg.yield %u : f32
+  } -> tensor<4x8xf32>
+  return %s, %s2, %c : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (j)>
+#rowsum = affine_map<(i, j) -> (i)>
+
+// A broadcast (its body yields its input) with two elementwise users is
+// fused into both, each reading the bias through the broadcast's map, and
+// is gone; the row sums (reductions) take no producer.
+// CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @broadcast_two_users
+// CHECK-SAME: (%[[BIAS:[^:]+]]: tensor<8xf32>, %[[X:[^:]+]]: tensor<4x8xf32>, %[[Y:[^:]+]]: tensor<4x8xf32>,
+// CHECK-NOT: linalg.yield %{{[^ ]+}} : f32
+// CHECK: %[[S:[^ ]+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ID]]]{{.*}} ins(%[[X]], %[[BIAS]] : tensor<4x8xf32>, tensor<8xf32>)
+// CHECK: arith.addf
+// CHECK: %[[M:[^ ]+]] = linalg.generic {indexing_maps = [#[[$ROW]], #[[$ID]], #[[$ID]]]{{.*}} ins(%[[BIAS]], %[[Y]] : tensor<8xf32>, tensor<4x8xf32>)
+// CHECK: arith.mulf
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<4x8xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[M]] : tensor<4x8xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @broadcast_two_users(%bias: tensor<8xf32>, %x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %acc: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %t = arith.addf %a, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%c: f32, %a: f32, %o: f32):
+    %t = arith.mulf %c, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %r1 = linalg.generic {indexing_maps = [#id, #rowsum], iterator_types = ["parallel", "reduction"]}
+      ins(%s : tensor<4x8xf32>) outs(%acc : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %o, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %r2 = linalg.generic {indexing_maps = [#id, #rowsum], iterator_types = ["parallel", "reduction"]}
+      ins(%m : tensor<4x8xf32>) outs(%acc : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %o, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  return %r1, %r2 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// The new value of %w (returned) is computed between exp(%w) and its only
+// user: fusing would move the read of %w after the op that, once state is
+// updated in place, writes over it. Nothing is fused.
+// CHECK-LABEL: func.func @returned_between
+// CHECK-SAME: (%[[W:[^:]+]]: tensor<4x8xf32>, %[[G:[^:]+]]: tensor<4x8xf32>, %[[Y:[^:]+]]: tensor<4x8xf32>)
+// CHECK: %[[P:[^ ]+]] = linalg.generic {{.*}} ins(%[[W]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.exp
+// CHECK: %[[N:[^ ]+]] = linalg.generic {{.*}} ins(%[[W]], %[[G]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK: arith.subf
+// CHECK: %[[C:[^ ]+]] = linalg.generic {{.*}} ins(%[[P]], %[[Y]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.mulf
+// CHECK: return %[[C]], %[[N]]
+func.func @returned_between(%w: tensor<4x8xf32>, %g: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.exp %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %n = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %g : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.subf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.mulf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %c, %n : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// The same ops with the new value computed after the user: exp(%w) is fused
+// into it (still before the returned op).
+// CHECK-LABEL: func.func @returned_after
+// CHECK-SAME: (%[[W:[^:]+]]: tensor<4x8xf32>, %[[G:[^:]+]]: tensor<4x8xf32>, %[[Y:[^:]+]]: tensor<4x8xf32>)
+// CHECK: %[[C:[^ ]+]] = linalg.generic {{.*}} ins(%[[W]], %[[Y]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK: math.exp
+// CHECK: arith.mulf
+// CHECK: %[[N:[^ ]+]] = linalg.generic {{.*}} ins(%[[W]], %[[G]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK: arith.subf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[C]], %[[N]]
+func.func @returned_after(%w: tensor<4x8xf32>, %g: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.exp %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.mulf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %n = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %g : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.subf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %c, %n : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (j)>
+
+// The rule holds for broadcasts too, user by user: the broadcast is fused
+// into its first user, but not into the second, which comes after the first
+// user's returned result; the broadcast stays for it.
+// CHECK-LABEL: func.func @broadcast_across_return
+// CHECK-SAME: (%[[BIAS:[^:]+]]: tensor<8xf32>, %[[X:[^:]+]]: tensor<4x8xf32>, %[[Y:[^:]+]]: tensor<4x8xf32>)
+// CHECK: %[[B:[^ ]+]] = linalg.generic {{.*}} ins(%[[BIAS]] : tensor<8xf32>)
+// CHECK: %[[S:[^ ]+]] = linalg.generic {{.*}} ins(%[[X]], %[[BIAS]] : tensor<4x8xf32>, tensor<8xf32>)
+// CHECK: %[[M:[^ ]+]] = linalg.generic {{.*}} ins(%[[B]], %[[Y]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK: return %[[S]], %[[M]]
+func.func @broadcast_across_return(%bias: tensor<8xf32>, %x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %t = arith.addf %a, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%c: f32, %a: f32, %o: f32):
+    %t = arith.mulf %c, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %s, %m : tensor<4x8xf32>, tensor<4x8xf32>
+}
