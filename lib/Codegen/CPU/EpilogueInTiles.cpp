@@ -69,9 +69,8 @@ struct Accumulator {
         worklist.push_back(loop.getYieldedValues()[i]);
         worklist.push_back(loop.getRegionIterArgs()[i]);
       } else if (auto init = dyn_cast<linalg::FillOp>(producer)) {
-        if (fill || !init.getDpsInitOperand(0)
-                         ->get()
-                         .getDefiningOp<tensor::EmptyOp>())
+        if (fill ||
+            !init.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>())
           return false;
         fill = init;
       } else {
@@ -197,8 +196,8 @@ Value epilogueOnTile(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
     }
     AffineMap permutation =
         AffineMap::get(map.getNumResults(), 0, toTile, b.getContext());
-    Value padding = arith::ConstantOp::create(
-        b, loc, b.getZeroAttr(type.getElementType()));
+    Value padding =
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
     SmallVector<bool> inBounds(tileRank, true);
     Value read = vector::TransferReadOp::create(
         b, loc, tileType.clone(type.getElementType()), input->get(), at,
@@ -207,8 +206,8 @@ Value epilogueOnTile(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
   }
   for (Operation &op : body->without_terminator()) {
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-      auto splat = SplatElementsAttr::get(
-          tileType.clone(constant.getType()), constant.getValue());
+      auto splat = SplatElementsAttr::get(tileType.clone(constant.getType()),
+                                          constant.getValue());
       mapping.map(constant.getResult(),
                   arith::ConstantOp::create(b, loc, splat).getResult());
       continue;
@@ -250,9 +249,9 @@ void moveIntoTiles(Accumulator &accumulator, linalg::GenericOp epilogue,
     write.getValueToStoreMutable().assign(tile);
   }
   b.setInsertionPoint(accumulator.fill);
-  Value empty =
-      tensor::EmptyOp::create(b, accumulator.fill.getLoc(),
-                              resultType.getShape(), resultType.getElementType());
+  Value empty = tensor::EmptyOp::create(b, accumulator.fill.getLoc(),
+                                        resultType.getShape(),
+                                        resultType.getElementType());
   Value fillResult = accumulator.fill.getResult(0);
   for (Value value : accumulator.values)
     if (value != fillResult)
@@ -286,9 +285,9 @@ struct EpilogueInTilesPass
         continue;
       // The epilogue's other inputs, and the scalars its body reads from
       // outside, are read where the tiles are written.
-      SmallVector<Value> read = llvm::map_to_vector(
-          epilogue.getDpsInputOperands(),
-          [](OpOperand *input) { return input->get(); });
+      SmallVector<Value> read =
+          llvm::map_to_vector(epilogue.getDpsInputOperands(),
+                              [](OpOperand *input) { return input->get(); });
       epilogue.getBody()->walk([&](Operation *op) {
         for (Value operand : op->getOperands())
           if (operand.getParentBlock() != epilogue.getBody())
