@@ -67,8 +67,9 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   pm.addPass(createMixprecExposeState());
   pm.addPass(createMixprecCheckIndices());
   // State is updated in place, the caller's own: a call whose indices fail
-  // must leave it as it was. (On CUDA the device's copy is updated, and the
-  // caller's only when the call succeeds.)
+  // must leave it as it was, so it computes the old values. (On CUDA the
+  // device's copy is updated, and the caller's only when the call
+  // succeeds.)
   pm.addNestedPass<func::FuncOp>(createMixprecGuardStateUpdates());
   pm.addPass(createConvertMixprecToLinalg());
   pm.addPass(createCanonicalizerPass());

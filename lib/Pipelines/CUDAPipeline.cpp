@@ -50,6 +50,8 @@ static void requestCorrectlyRoundedSqrt() {
 void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   requestCorrectlyRoundedSqrt();
   pm.addPass(createMixprecExposeState());
+  // The device's copy of the state is updated in place; the caller's only
+  // when the call's indices are valid (mixprec_cuda_leave).
   pm.addPass(createMixprecCheckIndices());
   pm.addPass(createConvertMixprecToLinalg());
   pm.addPass(createCanonicalizerPass());

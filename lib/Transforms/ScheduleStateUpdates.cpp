@@ -69,9 +69,16 @@ public:
     // select of the old value) and what they feed. The rest of the
     // backward, which exists only to update the state too, stays where the
     // reverse sweep put it.
-    llvm::DenseSet<Operation *> readingState;
+    // The loss seed times the loss scale starts the reverse sweep: it
+    // reads state but updates none.
+    llvm::DenseSet<Operation *> readingState, seeding;
     for (Operation &op : body) {
-      if (!freeRooted.contains(&op))
+      if (op.hasAttr(kLossSeedAttr) ||
+          llvm::any_of(op.getOperands(), [&](Value v) {
+            return seeding.contains(v.getDefiningOp());
+          }))
+        seeding.insert(&op);
+      if (!freeRooted.contains(&op) || seeding.contains(&op))
         continue;
       if (isa<ReadOp>(op) || llvm::any_of(op.getOperands(), [&](Value v) {
             return readingState.contains(v.getDefiningOp());

@@ -85,7 +85,10 @@ struct SinkToFirstUsePass
             isa<ConstantOp, ReadOp>(op))
           continue;
         Operation *first = firstReader(op, body);
-        if (!first || first == op->getNextNode())
+        // A returned value is written into its caller's buffer, held for the
+        // whole call wherever it is computed.
+        if (!first || first == op->getNextNode() ||
+            first == body.getTerminator())
           continue;
         int64_t extended = 0, shortened = 0;
         for (Value operand : op->getOperands())

@@ -431,7 +431,7 @@ mixprec_status mixprec_cuda_enter(const mixprec_model_entry *entry,
   return takeError();
 }
 
-mixprec_status mixprec_cuda_leave(const mixprec_model_entry *,
+mixprec_status mixprec_cuda_leave(const mixprec_model_entry *entry,
                                   const mixprec_tensor *outputs,
                                   int32_t num_outputs,
                                   void *const *device_outputs) {
@@ -445,8 +445,22 @@ mixprec_status mixprec_cuda_leave(const mixprec_model_entry *,
       faulted = waited != MIXPREC_OK;
       keep(waited);
     }
+    // The index report (the last output) first: a call whose indices
+    // failed leaves the caller's state as it was, so the outputs that live
+    // in an input (the state, updated in place) are not copied back.
+    bool indicesFailed = false;
+    if (entry->num_index_checks > 0 && error == MIXPREC_OK) {
+      const mixprec_tensor &report = outputs[num_outputs - 1];
+      keep(copyOnStream(driver, report.data, device_outputs[num_outputs - 1],
+                        bytesOf(report)));
+      if (error == MIXPREC_OK)
+        keep(synchronize(driver));
+      indicesFailed = error == MIXPREC_OK &&
+                      static_cast<const int64_t *>(report.data)[0] >= 0;
+    }
     for (int32_t i = 0; i < num_outputs && error == MIXPREC_OK; ++i)
-      if (size_t bytes = bytesOf(outputs[i]))
+      if (size_t bytes = bytesOf(outputs[i]);
+          bytes && !(indicesFailed && homeOf(entry, i) >= 0))
         keep(copyOnStream(driver, outputs[i].data, device_outputs[i], bytes));
     // Pinned host memory is written asynchronously.
     if (error == MIXPREC_OK && num_outputs > 0)

@@ -372,6 +372,14 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
             checkOutputPath("--memory-report", options.memoryReport);
         !problem.empty())
       return fail(problem);
+  // The step is a train step (the trainer says why not) before the data is
+  // read; the trainer that trains is created once the data is loaded, so
+  // that --memory-report counts what it holds.
+  mixprec_trainer *trainer = nullptr;
+  if (abi.api.mixprec_trainer_create(options.step.c_str(), options.seed,
+                                     &trainer) != MIXPREC_OK)
+    return fail(abi.api.mixprec_last_error());
+  abi.api.mixprec_trainer_destroy(trainer);
 
   // Progress shows the loss scale where the step has one.
   bool scaled = abi.hasStepState(options.step, MIXPREC_STATE_LOSS_SCALE);
@@ -433,7 +441,6 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
     settleResidentMemory();
   bool measured = !options.memoryReport.empty() && resetPeakResidentMemory();
   ResidentMemory before = residentMemory();
-  mixprec_trainer *trainer = nullptr;
   if (abi.api.mixprec_trainer_create(options.step.c_str(), options.seed,
                                      &trainer) != MIXPREC_OK)
     return fail(abi.api.mixprec_last_error());

@@ -150,7 +150,8 @@ def MixprecSinkToFirstUse
     before the first op that reads its result when its results take more
     bytes than the operands that are not read there or later anyway
     (arguments, constants, and state until it is assigned, always are):
-    fewer bytes are live in between. The
+    fewer bytes are live in between. A value the step returns stays: it is
+    written into its caller's buffer, held for the whole call. The
     reverse sweep emits an op's adjoints together; a gradient that is read
     only after another adjoint's work (the softmax's, after the gradient of
     the values it weights) is then computed after that work, not held

@@ -133,8 +133,8 @@ private:
 
 /// The input of `epilogue` that reads the sums: an elementwise generic with
 /// one result, written through the identity, whose inputs are all read
-/// through projected permutations, one of them (the sums) through the
-/// identity, and whose body is scalar arith and math that does not read the
+/// through projected permutations and of whole bytes (no i1 mask), one of
+/// them (the sums) through the identity, and whose body is scalar arith and math that does not read the
 /// output.
 OpOperand *sumsOperand(linalg::GenericOp epilogue) {
   if (epilogue.getNumDpsInits() != 1 || epilogue->getNumResults() != 1 ||
@@ -157,7 +157,9 @@ OpOperand *sumsOperand(linalg::GenericOp epilogue) {
     if (!map.isProjectedPermutation())
       return nullptr;
     auto type = dyn_cast<RankedTensorType>(input->get().getType());
-    if (!type)
+    // A vector of i1 is bit-packed in memory, a buffer of i1 is not: masks
+    // are read by the whole-tensor op.
+    if (!type || type.getElementTypeBitWidth() % 8 != 0)
       return nullptr;
     Operation *producer = input->get().getDefiningOp();
     if (!sums && map.isIdentity() && type.getElementType().isF32() &&

@@ -327,3 +327,27 @@ func.func @in_a_region(%a: tensor<16x8xf32>, %b: tensor<8x32xf32>, %c: i1, %x: f
   }
   return %h : tensor<16x32xbf16>
 }
+
+// -----
+
+// An i1 mask stays with the whole-tensor op: a vector of i1 is bit-packed
+// in memory, a buffer of i1 holds a byte per element.
+// CHECK-LABEL: func.func @masked(
+// CHECK:         scf.for
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%{{.*}}, %{{.*}} : tensor<16x32xi1>, tensor<16x32xf32>)
+// MASK-LABEL:  func.func @masked(
+func.func @masked(%a: tensor<16x8xf32>, %b: tensor<8x32xf32>, %keep: tensor<16x32xi1>) -> tensor<16x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<16x8xf32>, tensor<8x32xf32>) outs(%acc : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%keep, %r : tensor<16x32xi1>, tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%k: i1, %s: f32, %o: f32):
+    %inf = arith.constant 0xFF800000 : f32
+    %u = arith.select %k, %s, %inf : f32
+    linalg.yield %u : f32
+  } -> tensor<16x32xf32>
+  return %h : tensor<16x32xf32>
+}
