@@ -134,8 +134,8 @@ private:
 /// The input of `epilogue` that reads the sums: an elementwise generic with
 /// one result, written through the identity, whose inputs are all read
 /// through projected permutations and of whole bytes (no i1 mask), one of
-/// them (the sums) through the identity, and whose body is scalar arith and math that does not read the
-/// output.
+/// them (the sums) through the identity, and whose body is scalar arith and
+/// math that does not read the output.
 OpOperand *sumsOperand(linalg::GenericOp epilogue) {
   if (epilogue.getNumDpsInits() != 1 || epilogue->getNumResults() != 1 ||
       epilogue.getNumLoops() != epilogue.getNumParallelLoops() ||
