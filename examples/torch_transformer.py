@@ -7,11 +7,19 @@ are drawn so that one group leads).
 
     python3 examples/torch_transformer.py [output directory]
 
-prints the loss and the held-out accuracy of each run and writes
-loss_<precision>.png (mixprec.plot_history) to the output directory.
+prints the loss and the held-out accuracy of each run, writes
+loss_<precision>.png (mixprec.plot_history) to the output directory, and
+prints the memory a train step holds in each precision: planned (the
+compiled step's memory plan, known before it runs) and measured (the peak
+resident growth of `mixprec-run train --memory-report` stepping the same
+library).
 """
+import json
 import os
+import subprocess
 import sys
+
+import numpy as np
 
 import torch
 import torch.nn.functional as F
@@ -83,15 +91,40 @@ def train(precision, train_set, test_set, output):
     print("%-5s final loss %.4f  test accuracy %.3f  (%d steps, %d skipped)"
           % (precision, history["loss"][-1], accuracy, len(history["loss"]),
              trainer.skipped_steps))
-    return accuracy
+    return measure_memory(trainer, tokens, labels, output, precision)
+
+
+def measure_memory(trainer, tokens, labels, output, precision):
+    """(planned, measured) bytes of a train step of `trainer`'s library:
+    its memory plan, and mixprec-run's peak resident growth over 20 steps
+    (the trainer's state, workspace and outputs)."""
+    data = []
+    for name, tensor in (("tokens", tokens), ("labels", labels)):
+        path = os.path.join(output, "%s.npy" % name)
+        np.save(path, tensor.numpy())
+        data += ["--data", path]
+    report = os.path.join(output, "memory_%s.json" % precision)
+    subprocess.run([mixprec.tool_path("mixprec-run"), "train",
+                    trainer.library.path, *data, "--steps", "20",
+                    "--log-every", "0", "--memory-report", report],
+                   check=True, stdout=subprocess.DEVNULL)
+    figures = json.load(open(report))
+    return (figures["planned"]["host_bytes"],
+            figures["measured"]["resident_growth_bytes"])
 
 
 def main():
     output = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(output, exist_ok=True)
     train_set, test_set = dataset(2048, seed=1), dataset(512, seed=2)
-    for precision in ("fp32", "bf16"):
-        train(precision, train_set, test_set, output)
+    memory = {precision: train(precision, train_set, test_set, output)
+              for precision in ("fp32", "bf16")}
+    print("memory of a train step  %12s %12s" % ("planned", "measured"))
+    for precision, (planned, measured) in memory.items():
+        print("  %-21s %12d %12d" % (precision, planned, measured))
+    (planned32, measured32), (planned16, measured16) = memory.values()
+    print("  %-21s %12.2f %12.2f" % ("bf16 / fp32", planned16 / planned32,
+                                     measured16 / measured32))
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@
 # master weights and dynamic loss scaling -- next to FP32 and BF16 runs of
 # the same model, then prints the test accuracies, the precision report of
 # the AMP train step and its memory report against FP32; then it trains a
-# transformer written in PyTorch through mixprec.torch in FP32 and bf16;
-# finally it emits the AMP step's CUDA binary and trains it on the GPU
+# transformer written in PyTorch through mixprec.torch in FP32 and bf16,
+# with the planned and measured memory of each step side by side; finally it emits the AMP step's CUDA binary and trains it on the GPU
 # simulator.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -46,20 +46,22 @@ echo "== precision of the AMP (f16) train step"
 "$MIXPREC_BUILD/bin/mixprec-opt" "$model" --mixprec-amp=precision=f16 \
   --mixprec-precision-report -o /dev/null 2>&1 | grep -A3 '^casts inserted'
 
-echo "== memory of the train step (bytes; mixprec-opt --mixprec-memory-report)"
-"$MIXPREC_BUILD/bin/mixprec-opt" "$model" --mixprec-autodiff \
-  "--mixprec-memory-report=json-file=$out/memory_fp32.json" -o /dev/null 2>/dev/null
-"$MIXPREC_BUILD/bin/mixprec-opt" "$model" --mixprec-amp=precision=f16 \
-  "--mixprec-memory-report=json-file=$out/memory_f16.json" -o /dev/null 2>/dev/null
+echo "== memory of a call of the train step (bytes; mixprec-compile --memory-report)"
+for run in fp32 f16; do
+  options=(--autodiff)
+  [ "$run" = f16 ] && options=(--amp=precision=f16)
+  "$MIXPREC_BUILD/bin/mixprec-compile" "$model" "${options[@]}" \
+    "--memory-report-json=$out/memory_$run.json" -o "$out/libmlp_memory_$run.so" 2>/dev/null
+done
 /usr/bin/python3 - "$out/memory_fp32.json" "$out/memory_f16.json" <<'PY'
 import json, sys
-fp32, amp = (json.load(open(path))["steps"][0] for path in sys.argv[1:])
-print("  %-18s %10s %10s" % ("", "FP32", "AMP f16"))
-for key in ("parameters", "working_copies", "gradients", "optimizer_state",
-            "buffers", "saved_activations"):
-    print("  %-18s %10d %10d" % (key.replace("_", " "), fp32[key]["bytes"],
-                                 amp[key]["bytes"]))
-print("  %-18s %10d %10d" % ("peak", fp32["peak_bytes"], amp["peak_bytes"]))
+fp32, amp = ({f["function"]: f for f in json.load(open(path))["functions"]}["train"]
+             for path in sys.argv[1:])
+print("  %-28s %10s %10s" % ("", "FP32", "AMP f16"))
+for label, value in (("inputs (state, batch)", lambda f: f["inputs"]["bytes"]),
+                     ("workspace (temporaries)", lambda f: f["workspace_bytes"]),
+                     ("peak", lambda f: f["peak_bytes"])):
+    print("  %-28s %10d %10d" % (label, value(fp32), value(amp)))
 PY
 
 # A model written in PyTorch: a transformer classifier built from

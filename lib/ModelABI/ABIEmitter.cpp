@@ -186,8 +186,8 @@ static void emitInvoke(llvm::raw_ostream &os, StringRef prefix, size_t index,
   os << (params.empty() ? "void" : llvm::join(params, ", ")) << ");\n";
   os << "static mixprec_status " << prefix
      << "invoke(const mixprec_tensor *in, const mixprec_tensor *out) {\n";
-  // The report goes where the outputs go (on CUDA: downloaded with them,
-  // at the one synchronization of the call), as one more output.
+  // The report goes where the outputs go, as one more output (on CUDA:
+  // downloaded first, so that a failed check keeps the caller's state).
   size_t callOutputs = numOutputs;
   std::string outputs = "out";
   if (reports) {

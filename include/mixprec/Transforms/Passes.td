@@ -189,16 +189,24 @@ def MixprecRematerialize
     mask: its draws are keyed by the RNG state and its stream). It carries
     `mixprec.recomputed`, so that CSE does not merge it back.
 
-    - Always, every `mixprec.cast` the backward reads whose operand stays
-      live until that first reader (a state read, or a value the backward
-      reads later): AMP keeps each saved value once, in the precision the
-      forward computed it in. The 16-bit working copies of the weights are
-      cast again from the FP32 masters; the 16-bit copy of an FP32 softmax
-      is cast again from the softmax, which its own gradient keeps.
+    - Always: a splat constant becomes a scalar broadcast where each op
+      reads it; a per-element op (a cast, an elementwise op, a broadcast,
+      reshape or transpose) of arguments, constants and state reads is
+      repeated for each later reader, unless the state is assigned before
+      it; a forward value the backward reads is recomputed from values
+      live there anyway when it is a cast of them (the 16-bit working
+      copies of the weights, cast again from the FP32 masters; the 16-bit
+      copy of an FP32 softmax, cast again from the softmax its gradient
+      keeps), or an FP32 value that kept 16-bit values determine, through
+      at most 8 ops and no contraction whose product is smaller than its
+      operands (attention's FP32 scores and softmax, from the 16-bit
+      queries and keys): AMP keeps each saved value once, in the
+      precision the forward computed it in.
     - With `budget` (bytes; 0: none), while the estimated peak of the step
       exceeds it: of the values live across the peak whose forward readers
-      are all before it, the one whose recomputation lowers the peak at the
-      fewest operations per byte (`getRecomputeFlops` of
+      are all before it, the one whose recomputation (a chain of up to 64
+      forward ops from values live there) lowers the peak at the fewest
+      operations per byte (`getRecomputeFlops` of
       `AdjointOpInterface`: a multiply-add per step of a contraction, an
       operation per element otherwise). The estimate counts every tensor an
       op of the step computes from its definition to its last use in
