@@ -54,7 +54,9 @@ Counter counters[] = {MIXPREC_CUDA_DRIVER_ENTRY_POINTS(
 /// it was allocated: destroying the context frees it, as the driver does.
 struct Context {};
 Context *currentContext;
-std::map<void *, Context *> allocations;
+// Never destroyed: a model library's own destructors free device memory
+// at exit, after this library's static objects would be gone.
+std::map<void *, Context *> &allocations = *new std::map<void *, Context *>;
 
 CUdeviceptr allocate(size_t bytes) {
   void *memory = std::malloc(bytes);

@@ -174,8 +174,12 @@ FunctionReport MemoryReportPass::report(func::FuncOp function) const {
   for (Buffer &buffer : buffers)
     if (buffer.live.begin <= mostPosition && mostPosition <= buffer.live.end)
       report.atPeak.push_back(buffer);
-  llvm::stable_sort(report.atPeak, [](const Buffer &a, const Buffer &b) {
-    return a.bytes > b.bytes;
+  // Largest first; ties in program order (each buffer begins at its own
+  // allocation), so the report is deterministic.
+  llvm::sort(report.atPeak, [](const Buffer &a, const Buffer &b) {
+    if (a.bytes != b.bytes)
+      return a.bytes > b.bytes;
+    return a.live.begin < b.live.begin;
   });
   return report;
 }

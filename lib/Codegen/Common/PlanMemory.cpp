@@ -151,8 +151,9 @@ void PlanMemoryPass::plan(func::FuncOp function) {
 }
 
 int64_t PlanMemoryPass::pack(MutableArrayRef<Buffer *> buffers) {
-  // Largest first; ties in program order, so the plan is deterministic.
-  llvm::stable_sort(buffers, [](const Buffer *a, const Buffer *b) {
+  // Largest first; ties in program order (each buffer begins at its own
+  // allocation), so the plan is deterministic.
+  llvm::sort(buffers, [](const Buffer *a, const Buffer *b) {
     if (a->bytes != b->bytes)
       return a->bytes > b->bytes;
     return a->live.begin < b->live.begin;
