@@ -36,7 +36,7 @@ const int32_t kOwnOutputs[] = {-1, -1};
 const int32_t kOutputInInput[] = {0};
 // f(x: f32[4]) -> (y: f32[4]), an entry as a model's generated code has.
 const mixprec_model_entry kEntry = {
-    {"f", 1, kVectorSpec, 1, kVectorSpec}, nullptr, 0, kOwnOutputs, 0};
+    {"f", 1, kVectorSpec, 1, kVectorSpec}, nullptr, 0, kOwnOutputs, 0, 0};
 
 class GpuLaunchRuntimeTest : public ::testing::Test {
 protected:
@@ -187,8 +187,12 @@ TEST_F(GpuLaunchRuntimeTest, ACallCopiesThroughTheDevice) {
 // updated in place) is that buffer on the device, downloaded on success;
 // the workspace follows the tensors, and a larger frame replaces the old.
 TEST_F(GpuLaunchRuntimeTest, AnOutputInAnInputSharesItsDeviceBuffer) {
-  const mixprec_model_entry inPlace = {
-      {"g", 1, kVectorSpec, 1, kVectorSpec}, nullptr, 0, kOutputInInput, 1000};
+  const mixprec_model_entry inPlace = {{"g", 1, kVectorSpec, 1, kVectorSpec},
+                                       nullptr,
+                                       0,
+                                       kOutputInInput,
+                                       1000,
+                                       0};
   ASSERT_EQ(enter(), MIXPREC_OK) << error();
   ASSERT_EQ(leave(), MIXPREC_OK) << error();
   int allocations = calls("cuMemAllocAsync"), frees = calls("cuMemFreeAsync");
@@ -218,7 +222,7 @@ TEST_F(GpuLaunchRuntimeTest, FillsWriteTheirElementSize) {
   const mixprec_tensor_spec specs[] = {{"h", MIXPREC_F16, 1, kVector3},
                                        {"w", MIXPREC_I32, 1, kVector2}};
   const mixprec_model_entry fills = {
-      {"fills", 0, nullptr, 2, specs}, nullptr, 0, kOwnOutputs, 0};
+      {"fills", 0, nullptr, 2, specs}, nullptr, 0, kOwnOutputs, 0, 0};
   ASSERT_EQ(
       mixprec_cuda_enter(&fills, nullptr, 0, nullptr, outputs, 2, device, &dws),
       MIXPREC_OK)

@@ -120,9 +120,19 @@ const mixprec_tensor_spec kTrainOutputs[] = {
 // The table mixprec-compile would generate (ModelEntries.h declares both
 // extern "C").
 const mixprec_model_entry mixprec_model_entries[] = {
-    {{"scale", 2, kScaleInputs, 2, kScaleOutputs}, scaleInvoke, 0},
-    {{"pack", 4, kPackInputs, 1, kPackOutputs}, packInvoke, 0},
-    {{"train", 5, kTrainInputs, 3, kTrainOutputs}, trainInvoke, 1},
+    {{"scale", 2, kScaleInputs, 2, kScaleOutputs},
+     scaleInvoke,
+     0,
+     nullptr,
+     0,
+     0},
+    {{"pack", 4, kPackInputs, 1, kPackOutputs}, packInvoke, 0, nullptr, 0, 0},
+    {{"train", 5, kTrainInputs, 3, kTrainOutputs},
+     trainInvoke,
+     1,
+     nullptr,
+     0,
+     0},
 };
 const int32_t mixprec_model_num_entries = 3;
 const mixprec_model_state mixprec_model_states[] = {

@@ -47,7 +47,7 @@ struct FunctionSignature {
   /// From the lowered function (readLoweredLayout): for each output, the
   /// input whose buffer the compiled code updates to hold it (a state
   /// written in place), or -1 for an output of its own; empty: all -1.
-  std::vector<int32_t> outputHomes;
+  std::vector<int32_t> outputHomes = {};
   int32_t outputHome(size_t output) const {
     return output < outputHomes.size() ? outputHomes[output] : -1;
   }
