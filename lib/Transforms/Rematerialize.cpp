@@ -12,6 +12,7 @@
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 #include "mixprec/Transforms/Passes.h"
 #include "mixprec/Transforms/ReportSupport.h"
+#include "mixprec/Transforms/StaticBytes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -21,7 +22,6 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/Support/MathExtras.h"
 
 namespace mixprec {
 #define GEN_PASS_DEF_MIXPRECREMATERIALIZE
@@ -32,16 +32,6 @@ using namespace mlir;
 using namespace mixprec;
 
 namespace {
-
-/// Elements times element size; i1 takes a byte, as the backends store it.
-int64_t bytesOf(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.getElementType().isIntOrFloat())
-    return 0;
-  return tensor.getNumElements() *
-         int64_t(llvm::divideCeil(
-             tensor.getElementType().getIntOrFloatBitWidth(), 8));
-}
 
 /// The ops of a step's body that compute the loss (forward) and those that
 /// depend on the loss seed or feed such an op without being forward
@@ -125,7 +115,8 @@ public:
         continue;
       for (Value result : op->getResults())
         if (!isFusedAway(result))
-          live.add(position[op], lastUse(result), bytesOf(result.getType()));
+          live.add(position[op], lastUse(result),
+                   staticBytes(result.getType()).value_or(0));
       // A result written over an operand of its type that dies here
       // (--mixprec-reuse-buffers): elementwise ops, normalizations and
       // their gradients read element i where they write it; contractions
@@ -137,7 +128,7 @@ public:
         if (operand.getType() == type && !isFree(operand) &&
             operand.getDefiningOp()->getBlock() == &body &&
             !isFusedAway(operand) && lastUse(operand) == position[op]) {
-          live.add(position[op], position[op], -bytesOf(type));
+          live.add(position[op], position[op], -staticBytes(type).value_or(0));
           break;
         }
     }
@@ -509,8 +500,8 @@ RematerializePass::clone(ArrayRef<Operation *> chain, ArrayRef<Value> values,
       llvm::errs() << "mixprec-rematerialize: recomputed "
                    << copy.getDefiningOp()->getName() << " ("
                    << locationOf(copy.getDefiningOp()) << ", "
-                   << bytesOf(copy.getType()) << " bytes) with " << chain.size()
-                   << " ops\n";
+                   << staticBytes(copy.getType()).value_or(0) << " bytes) with "
+                   << chain.size() << " ops\n";
   }
   for (Operation *op : llvm::reverse(chain))
     if (op->use_empty()) {
@@ -553,7 +544,7 @@ RematerializePass::cheapestAtPeak(const Sweeps &sweeps,
     // from the first backward reader to the last, and the chain's other
     // values briefly where it runs.
     int64_t clonePosition = schedule.position.lookup(first);
-    int64_t bytes = bytesOf(result.getType());
+    int64_t bytes = staticBytes(result.getType()).value_or(0);
     LiveBytes after = schedule.live;
     after.add(defined, schedule.lastUse(result), -bytes);
     if (forwardEnd > defined)
@@ -567,11 +558,11 @@ RematerializePass::cheapestAtPeak(const Sweeps &sweeps,
       flops += cast<AdjointOpInterface>(link).getRecomputeFlops();
       if (link == op)
         continue;
-      int64_t linkBytes = bytesOf(link->getResult(0).getType());
+      int64_t linkBytes = staticBytes(link->getResult(0).getType()).value_or(0);
       for (Value operand : link->getOperands())
         if (links.contains(operand.getDefiningOp()) &&
             !Schedule::isFusedAway(operand))
-          linkBytes += bytesOf(operand.getType());
+          linkBytes += staticBytes(operand.getType()).value_or(0);
       chainPeak = std::max(chainPeak, linkBytes);
     }
     after.add(clonePosition, clonePosition, chainPeak);

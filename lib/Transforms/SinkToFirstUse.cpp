@@ -9,11 +9,10 @@
 
 #include "mixprec/Dialect/Mixprec/IR/MixprecOps.h"
 #include "mixprec/Transforms/Passes.h"
+#include "mixprec/Transforms/StaticBytes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-
-#include "llvm/Support/MathExtras.h"
 
 namespace mixprec {
 #define GEN_PASS_DEF_MIXPRECSINKTOFIRSTUSE
@@ -24,18 +23,6 @@ using namespace mlir;
 using namespace mixprec;
 
 namespace {
-
-/// Elements times element size of a tensor (i1 takes a byte, as the
-/// backends store it); 0 for anything else.
-int64_t bytesOf(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape() ||
-      !tensor.getElementType().isIntOrFloat())
-    return 0;
-  return tensor.getNumElements() *
-         int64_t(llvm::divideCeil(
-             tensor.getElementType().getIntOrFloatBitWidth(), 8));
-}
 
 /// The first op of `body` that reads `op`'s results, or null.
 Operation *firstReader(Operation *op, Block &body) {
@@ -93,9 +80,9 @@ struct SinkToFirstUsePass
         int64_t extended = 0, shortened = 0;
         for (Value operand : op->getOperands())
           if (!liveAt(operand, first, op, body))
-            extended += bytesOf(operand.getType());
+            extended += staticBytes(operand.getType()).value_or(0);
         for (Value result : op->getResults())
-          shortened += bytesOf(result.getType());
+          shortened += staticBytes(result.getType()).value_or(0);
         if (shortened > extended)
           op->moveBefore(first);
       }

@@ -10,6 +10,8 @@
 #ifndef MIXPREC_CODEGEN_BUFFERLIVENESS_H
 #define MIXPREC_CODEGEN_BUFFERLIVENESS_H
 
+#include "mixprec/Transforms/StaticBytes.h"
+
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 
@@ -52,10 +54,6 @@ struct LiveRange {
 std::optional<LiveRange>
 liveRange(mlir::Value buffer, const ProgramOrder &order,
           llvm::function_ref<bool(mlir::Operation *)> ignore = nullptr);
-
-/// Bytes of a memref type with a static shape (i1 takes a byte, as the
-/// backends store it); none for another type.
-std::optional<int64_t> staticBytes(mlir::Type type);
 
 /// The workspace --mixprec-plan-memory gave `function`: its allocation
 /// marked `mixprec.workspace`, else its last argument when it records a

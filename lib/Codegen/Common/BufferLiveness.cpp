@@ -8,7 +8,6 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -59,16 +58,6 @@ liveRange(Value buffer, const ProgramOrder &order,
     }
   }
   return range;
-}
-
-std::optional<int64_t> staticBytes(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.hasStaticShape() ||
-      !memref.getElementType().isIntOrIndexOrFloat() ||
-      memref.getElementType().isIndex())
-    return std::nullopt;
-  return memref.getNumElements() *
-         int64_t(llvm::divideCeil(memref.getElementTypeBitWidth(), 8));
 }
 
 Value plannedWorkspace(Operation *function) {
