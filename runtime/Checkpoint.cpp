@@ -149,6 +149,8 @@ mixprec_status mixprec_trainer_save(const mixprec_trainer *trainer,
                                     const char *path) {
   if (!trainer || !path)
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "no trainer or no path");
+  if (mixprec_status status = syncToHost(trainer))
+    return status;
   Buffer out;
   out.append(kMagic, sizeof(kMagic));
   out.append(kVersion);
@@ -297,6 +299,7 @@ mixprec_status mixprec_trainer_load(mixprec_trainer *trainer,
                   bytesOf(*mixprec_model_states[i].spec));
     std::memcpy(trainer->rng, sources[mixprec_model_num_states],
                 sizeof(trainer->rng));
+    hostWritten(trainer);
   }
   std::free(sources);
   return status;

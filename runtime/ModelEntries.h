@@ -103,11 +103,45 @@ static inline int32_t mixprec_output_home(const mixprec_model_entry *entry,
   return entry->output_homes ? entry->output_homes[index] : -1;
 }
 
-/* The device memory a call of `entry` holds on CUDA (its frame); 0 on the
- * CPU. Weak in the model runtime; the CUDA runtime defines the one that
- * counts. */
-__attribute__((visibility("hidden"))) int64_t
-mixprec_device_frame_bytes(const mixprec_model_entry *entry);
+/* The device memory a call of `entry` holds on CUDA (its frame: the
+ * inputs and outputs that are not resident, the index report, the
+ * workspace); 0 on the CPU. `resident`, when not null, flags each input
+ * then each output that lives on the device between calls (see
+ * mixprec_resident_add). Weak in the model runtime; the CUDA runtime
+ * defines the one that counts. */
+__attribute__((visibility("hidden"))) int64_t mixprec_device_frame_bytes(
+    const mixprec_model_entry *entry, const uint8_t *resident);
+
+/* Residency: a trainer's state stays on the device between calls (CUDA; on
+ * the CPU, where the host buffer is the only copy, these do nothing). A
+ * call whose input or output is a registered host buffer uses that
+ * buffer's device copy, uploading it first only when the host's bytes are
+ * newer, and leaves its result there: a step moves only the batch, the
+ * scalars and the loss. A call that fails on the device (a fault, a failed
+ * launch) loses the device copies it may have written, and a fault loses
+ * them all: mixprec_resident_recover says so, and the host copies, as of
+ * their last mixprec_resident_sync, are the state again. Weak in the model
+ * runtime. */
+__attribute__((visibility("hidden"))) mixprec_status
+mixprec_resident_add(void *host, size_t bytes);
+/* Forgets `host` and frees its device copy. */
+__attribute__((visibility("hidden"))) void mixprec_resident_remove(void *host);
+/* Downloads, of the `count` registered buffers, those whose device copy is
+ * newer: their host copies are then all current. */
+__attribute__((visibility("hidden"))) mixprec_status
+mixprec_resident_sync(void *const *hosts, int32_t count);
+/* The host copy of registered `host` was written: the next call uploads
+ * it. */
+__attribute__((visibility("hidden"))) void mixprec_resident_written(void *host);
+/* Copies the first `bytes` of registered `host`'s current contents (the
+ * device's when newer) into `out`, leaving the host copy as it is. */
+__attribute__((visibility("hidden"))) mixprec_status
+mixprec_resident_read(const void *host, void *out, size_t bytes);
+/* Whether a failed call or a fault lost the device's newer bytes of any
+ * of the `count` buffers; if so, every one of them is taken from its host
+ * copy again (returns 1), else nothing changes (0). */
+__attribute__((visibility("hidden"))) int32_t
+mixprec_resident_recover(void *const *hosts, int32_t count);
 
 /* Where the compiled code finds each input: the caller's buffer, or for an
  * input that an output lives in, that output's buffer, into which the input

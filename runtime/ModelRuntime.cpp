@@ -195,7 +195,27 @@ __attribute__((weak)) mixprec_status mixprec_device_memory(int64_t *,
 }
 
 __attribute__((weak)) int64_t
-mixprec_device_frame_bytes(const mixprec_model_entry *) {
+mixprec_device_frame_bytes(const mixprec_model_entry *, const uint8_t *) {
+  return 0;
+}
+
+// On the CPU the host buffer is the only copy.
+__attribute__((weak)) mixprec_status mixprec_resident_add(void *, size_t) {
+  return MIXPREC_OK;
+}
+__attribute__((weak)) void mixprec_resident_remove(void *) {}
+__attribute__((weak)) mixprec_status mixprec_resident_sync(void *const *,
+                                                           int32_t) {
+  return MIXPREC_OK;
+}
+__attribute__((weak)) void mixprec_resident_written(void *) {}
+__attribute__((weak)) mixprec_status mixprec_resident_read(const void *host,
+                                                           void *out,
+                                                           size_t bytes) {
+  std::memcpy(out, host, bytes);
+  return MIXPREC_OK;
+}
+__attribute__((weak)) int32_t mixprec_resident_recover(void *const *, int32_t) {
   return 0;
 }
 
@@ -207,7 +227,7 @@ mixprec_status mixprec_function_memory(const mixprec_function *function,
                         "mixprec_function_memory: %p is no function of this "
                         "model",
                         static_cast<const void *>(function));
-  int64_t device = mixprec_device_frame_bytes(entry);
+  int64_t device = mixprec_device_frame_bytes(entry, nullptr);
   mixprec_memory_plan memory = {0, entry->workspace_bytes,
                                 device ? 0 : entry->workspace_bytes, device};
   return writeOut("mixprec_function_memory", "plan", plan, memory);

@@ -47,6 +47,60 @@ int32_t stateIndex(const char *name, size_t length) {
   return -1;
 }
 
+/// Takes the host copies as the state (a snapshot's pointers and RNG).
+static void rememberSynced(const mixprec_trainer *trainer) {
+  size_t bytes = size_t(mixprec_model_num_states) * sizeof(void *);
+  std::memcpy(trainer->syncedState, trainer->state, bytes);
+  std::memcpy(trainer->syncedUpdated, trainer->updated, bytes);
+  std::memcpy(trainer->syncedRng, trainer->rng, sizeof(trainer->rng));
+}
+
+/// After a failed call: when it lost the device's newer copies of the state,
+/// the trainer goes back to the host's, as of their last synchronization,
+/// and `status`'s message says so.
+static mixprec_status recoverAfter(const mixprec_trainer *trainer,
+                                   mixprec_status status) {
+  if (!mixprec_resident_recover(trainer->buffers, trainer->numBuffers))
+    return status;
+  auto *restored = const_cast<mixprec_trainer *>(trainer);
+  size_t bytes = size_t(mixprec_model_num_states) * sizeof(void *);
+  std::memcpy(restored->state, trainer->syncedState, bytes);
+  std::memcpy(restored->updated, trainer->syncedUpdated, bytes);
+  std::memcpy(restored->rng, trainer->syncedRng, sizeof(trainer->rng));
+  char message[512];
+  std::snprintf(message, sizeof(message), "%s", mixprec_last_error());
+  if (trainer->stepCount < 0)
+    return mixprec_fail(status,
+                        "%s; the state on the GPU was lost with it: the "
+                        "trainer is back at its last copy on the host",
+                        message);
+  return mixprec_fail(
+      status,
+      "%s; the state on the GPU was lost with it: the trainer is back at its "
+      "last copy on the host, after step %lld",
+      message,
+      (long long)*static_cast<const int64_t *>(
+          trainer->state[trainer->stepCount]));
+}
+
+mixprec_status syncToHost(const mixprec_trainer *trainer) {
+  if (mixprec_status status =
+          mixprec_resident_sync(trainer->buffers, trainer->numBuffers))
+    return recoverAfter(trainer, status);
+  rememberSynced(trainer);
+  return MIXPREC_OK;
+}
+
+void hostWritten(mixprec_trainer *trainer) {
+  for (int32_t i = 0; i < trainer->numBuffers; ++i)
+    mixprec_resident_written(trainer->buffers[i]);
+  rememberSynced(trainer);
+}
+
+void hostWritten(mixprec_trainer *trainer, int32_t index) {
+  mixprec_resident_written(trainer->state[index]);
+}
+
 } // namespace mixprec::runtime
 
 using namespace mixprec::runtime;
@@ -260,10 +314,13 @@ readScalar(const char *entryPoint, const mixprec_trainer *trainer,
   if (!trainer)
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT, "%s: no trainer", entryPoint);
   int32_t index = trainer->*field;
-  return writeOut(
-      entryPoint, "value", value,
-      index < 0 ? absent
-                : Value(*static_cast<const Stored *>(trainer->state[index])));
+  Stored stored{};
+  if (index >= 0)
+    if (mixprec_status status = mixprec_resident_read(trainer->state[index],
+                                                      &stored, sizeof(stored)))
+      return recoverAfter(trainer, status);
+  return writeOut(entryPoint, "value", value,
+                  index < 0 ? absent : Value(stored));
 }
 
 } // namespace
@@ -298,6 +355,8 @@ mixprec_status mixprec_state_role_at(int32_t index, mixprec_state_role *role,
 void mixprec_trainer_destroy(mixprec_trainer *trainer) {
   if (!trainer)
     return;
+  for (int32_t i = 0; trainer->buffers && i < trainer->numBuffers; ++i)
+    mixprec_resident_remove(trainer->buffers[i]);
   for (int32_t i = 0; i < mixprec_model_num_states; ++i) {
     if (trainer->state)
       std::free(trainer->state[i]);
@@ -306,6 +365,9 @@ void mixprec_trainer_destroy(mixprec_trainer *trainer) {
   }
   std::free(trainer->state);
   std::free(trainer->updated);
+  std::free(trainer->buffers);
+  std::free(trainer->syncedState);
+  std::free(trainer->syncedUpdated);
   std::free(trainer->inputSources);
   std::free(trainer->outputStates);
   std::free(trainer->inputs);
@@ -340,6 +402,12 @@ mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
       (created->state =
            static_cast<void **>(std::calloc(states, sizeof(void *)))) &&
       (created->updated =
+           static_cast<void **>(std::calloc(states, sizeof(void *)))) &&
+      (created->buffers =
+           static_cast<void **>(std::calloc(2 * states, sizeof(void *)))) &&
+      (created->syncedState =
+           static_cast<void **>(std::calloc(states, sizeof(void *)))) &&
+      (created->syncedUpdated =
            static_cast<void **>(std::calloc(states, sizeof(void *)))) &&
       (created->inputSources = static_cast<int32_t *>(
            std::calloc(size_t(function.num_inputs) + 1, sizeof(int32_t)))) &&
@@ -408,6 +476,21 @@ mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
       return mixprec_fail(MIXPREC_INTERNAL, "out of memory creating a trainer");
     }
   }
+  // Every state buffer lives on the device between steps (CUDA).
+  for (int32_t i = 0; i < 2 * mixprec_model_num_states; ++i) {
+    int32_t index = i % mixprec_model_num_states;
+    void *buffer = i < mixprec_model_num_states ? created->state[index]
+                                                : created->updated[index];
+    if (!buffer)
+      continue;
+    created->buffers[created->numBuffers++] = buffer;
+    if (mixprec_status status = mixprec_resident_add(
+            buffer, bytesOf(*mixprec_model_states[index].spec))) {
+      mixprec_trainer_destroy(created);
+      return status;
+    }
+  }
+  rememberSynced(created);
   created->stepCount = stepStateIndex(step, MIXPREC_STATE_STEP_COUNT);
   created->lossScale = stepStateIndex(step, MIXPREC_STATE_LOSS_SCALE);
   created->skipped = stepStateIndex(step, MIXPREC_STATE_SKIPPED);
@@ -468,7 +551,7 @@ mixprec_status mixprec_trainer_step(mixprec_trainer *trainer,
   if (mixprec_status status = mixprec_call_entry(
           trainer->step, trainer->inputs, function.num_inputs, trainer->outputs,
           function.num_outputs))
-    return status;
+    return recoverAfter(trainer, status);
   for (int32_t i = 1; i < function.num_outputs; ++i) {
     int32_t state = trainer->outputStates[i];
     if (mixprec_output_home(trainer->step, i) >= 0)
@@ -489,20 +572,35 @@ mixprec_status mixprec_trainer_memory(const mixprec_trainer *trainer,
     return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
                         "mixprec_trainer_memory: no trainer");
   const mixprec_model_entry *step = trainer->step;
-  mixprec_memory_plan memory = {int64_t(sizeof(trainer->rng)),
-                                step->workspace_bytes, 0,
-                                mixprec_device_frame_bytes(step)};
-  for (int32_t i = 0; i < mixprec_model_num_states; ++i)
-    memory.state_bytes += int64_t(bytesOf(*mixprec_model_states[i].spec));
-  memory.host_bytes = memory.state_bytes;
-  // The step's outputs that are not state updated in place: the loss, and
-  // the state it only writes, which waits in a buffer of its own.
   const mixprec_function &function = step->function;
+  // On CUDA the state lives on the device: the step's frame holds the rest.
+  auto *resident = static_cast<uint8_t *>(
+      std::calloc(size_t(function.num_inputs + function.num_outputs) + 1, 1));
+  if (!resident)
+    return mixprec_fail(MIXPREC_INTERNAL,
+                        "mixprec_trainer_memory: out of memory");
+  for (int32_t i = 0; i < function.num_inputs; ++i)
+    resident[i] = trainer->inputSources[i] >= 0;
   for (int32_t i = 0; i < function.num_outputs; ++i)
-    if (mixprec_output_home(step, i) < 0)
-      memory.host_bytes += int64_t(bytesOf(function.outputs[i]));
-  if (memory.device_bytes == 0)
+    resident[function.num_inputs + i] = trainer->outputStates[i] >= 0;
+  int64_t frame = mixprec_device_frame_bytes(step, resident);
+  std::free(resident);
+  // The state (the RNG's too) and the buffers of the state the step only
+  // writes; on CUDA, all but the RNG's live on the device as well.
+  int64_t buffers = 0;
+  for (int32_t i = 0; i < mixprec_model_num_states; ++i)
+    buffers += int64_t(bytesOf(*mixprec_model_states[i].spec));
+  int64_t rng = int64_t(sizeof(trainer->rng));
+  mixprec_memory_plan memory = {buffers + rng, step->workspace_bytes, 0, 0};
+  for (int32_t i = 0; i < function.num_outputs; ++i)
+    if (mixprec_output_home(step, i) < 0 && trainer->outputStates[i] >= 0)
+      buffers += int64_t(bytesOf(function.outputs[i]));
+  int64_t loss = int64_t(bytesOf(function.outputs[0]));
+  memory.host_bytes = buffers + rng + loss;
+  if (frame == 0)
     memory.host_bytes += step->workspace_bytes;
+  else
+    memory.device_bytes = buffers + frame;
   return writeOut("mixprec_trainer_memory", "plan", plan, memory);
 }
 
@@ -537,8 +635,16 @@ mixprec_trainer_nonfinite_parameter(const mixprec_trainer *trainer,
   if (trainer->finiteGradients < 0 || index < 0)
     return MIXPREC_OK;
   // Flag k belongs to the k-th parameter in declaration order.
-  const auto *finite =
-      static_cast<const uint8_t *>(trainer->state[trainer->finiteGradients]);
+  size_t flags = bytesOf(*mixprec_model_states[trainer->finiteGradients].spec);
+  auto *finite = static_cast<uint8_t *>(std::malloc(flags ? flags : 1));
+  if (!finite)
+    return mixprec_fail(MIXPREC_INTERNAL,
+                        "mixprec_trainer_nonfinite_parameter: out of memory");
+  if (mixprec_status status = mixprec_resident_read(
+          trainer->state[trainer->finiteGradients], finite, flags)) {
+    std::free(finite);
+    return recoverAfter(trainer, status);
+  }
   for (int32_t i = 0, parameter = 0; i < mixprec_model_num_states; ++i) {
     if (mixprec_model_states[i].role != MIXPREC_STATE_PARAMETER)
       continue;
@@ -547,6 +653,7 @@ mixprec_trainer_nonfinite_parameter(const mixprec_trainer *trainer,
       break;
     }
   }
+  std::free(finite);
   return MIXPREC_OK;
 }
 
@@ -564,6 +671,8 @@ mixprec_status mixprec_trainer_get(const mixprec_trainer *trainer,
       isRng ? kRngSpec : *mixprec_model_states[index].spec;
   if (mixprec_status status = checkTensor("tensor", tensor, spec, kNoRows))
     return status;
+  if (mixprec_status status = syncToHost(trainer))
+    return status;
   std::memcpy(tensor->data, isRng ? trainer->rng : trainer->state[index],
               bytesOf(spec));
   return MIXPREC_OK;
@@ -577,7 +686,10 @@ mixprec_status mixprec_trainer_set(mixprec_trainer *trainer, const char *name,
   if (std::strcmp(name, kRngStateName) == 0) {
     if (mixprec_status status = checkTensor("value", value, kRngSpec, kNoRows))
       return status;
+    if (mixprec_status status = syncToHost(trainer))
+      return status;
     std::memcpy(trainer->rng, value->data, sizeof(trainer->rng));
+    std::memcpy(trainer->syncedRng, value->data, sizeof(trainer->rng));
     return MIXPREC_OK;
   }
   if (index < 0)
@@ -586,7 +698,12 @@ mixprec_status mixprec_trainer_set(mixprec_trainer *trainer, const char *name,
   const mixprec_tensor_spec &spec = *mixprec_model_states[index].spec;
   if (mixprec_status status = checkTensor("value", value, spec, kNoRows))
     return status;
+  // The host copies are all current first: what a lost device goes back
+  // to includes this value.
+  if (mixprec_status status = syncToHost(trainer))
+    return status;
   std::memcpy(trainer->state[index], value->data, bytesOf(spec));
+  hostWritten(trainer, index);
   return MIXPREC_OK;
 }
 
@@ -707,6 +824,8 @@ mixprec_status mixprec_trainer_evaluate(mixprec_trainer *trainer,
     }
     status = mixprec_call_entry(entry, chunks, fn.num_inputs,
                                 chunks + fn.num_inputs, fn.num_outputs);
+    if (status != MIXPREC_OK && status != MIXPREC_INVALID_ARGUMENT)
+      status = recoverAfter(trainer, status);
     if (status == MIXPREC_INVALID_ARGUMENT) {
       // A bad label's row is within the chunk: say which rows it holds.
       char message[512];

@@ -22,6 +22,14 @@ struct mixprec_trainer {
   int32_t *outputStates; // state index of each step output; -1 for the loss
   mixprec_tensor *inputs, *outputs;
   int64_t rng[2];
+  // Every state buffer (state and updated), registered as resident: on
+  // CUDA the state lives on the device between steps.
+  void **buffers;
+  int32_t numBuffers;
+  // The state as the host copies hold it since their last synchronization:
+  // what the trainer goes back to when the device's copies are lost.
+  mutable void **syncedState, **syncedUpdated;
+  mutable int64_t syncedRng[2];
   // State indices of the step's counters and loss-scaler buffers; -1 when
   // the step has none.
   int32_t stepCount, lossScale, skipped, skippedSteps, finiteGradients;
@@ -39,6 +47,16 @@ int32_t stateIndex(const char *name, size_t length);
 
 /// The RNG state's spec: "rng_state", i64[2].
 extern const mixprec_tensor_spec kRngSpec;
+
+/// Makes the host copies of `trainer`'s state current (on CUDA, downloads
+/// what the device holds newer) and remembers them as what a lost device
+/// goes back to.
+mixprec_status syncToHost(const mixprec_trainer *trainer);
+
+/// After the host copies of the state were written (all of them, or
+/// `index`): the next step uploads them.
+void hostWritten(mixprec_trainer *trainer);
+void hostWritten(mixprec_trainer *trainer, int32_t index);
 
 } // namespace mixprec::runtime
 

@@ -213,6 +213,79 @@ TEST_F(GpuLaunchRuntimeTest, AnOutputInAnInputSharesItsDeviceBuffer) {
   EXPECT_EQ(peak(), kFrameAlignment + 1024);
 }
 
+// A trainer's state: registered, it stays on the device from call to call,
+// and moves only when one side needs the other's newer bytes.
+TEST_F(GpuLaunchRuntimeTest, ResidentStateStaysOnTheDevice) {
+  const mixprec_model_entry inPlace = {
+      {"g", 1, kVectorSpec, 1, kVectorSpec}, nullptr, 0, kOutputInInput, 0, 0};
+  mixprec_tensor state[1] = {{x, MIXPREC_F32, 1, kVector4}};
+  auto call = [&](float *deviceWrite, int index, float value) {
+    EXPECT_EQ(mixprec_cuda_enter(&inPlace, state, 1, din, state, 1, dout, &dws),
+              MIXPREC_OK)
+        << error();
+    EXPECT_EQ(dout[0], din[0]);
+    if (deviceWrite)
+      static_cast<float *>(dout[0])[index] = value;
+    return mixprec_cuda_leave(&inPlace, state, 1, dout);
+  };
+  void *hosts[] = {x};
+  ASSERT_EQ(mixprec_resident_add(x, sizeof(x)), MIXPREC_OK);
+  int uploads = calls("cuMemcpyHtoDAsync_v2");
+  int downloads = calls("cuMemcpyDtoHAsync_v2") + calls("cuMemcpyAsync");
+  ASSERT_EQ(call(x, 1, 9.0f), MIXPREC_OK) << error();
+  void *device = din[0];
+  EXPECT_EQ(calls("cuMemcpyHtoDAsync_v2"), uploads + 1);
+  // The result stays on the device; the host copy is as it was.
+  EXPECT_EQ(x[1], -2.0f);
+  float values[2] = {};
+  ASSERT_EQ(mixprec_resident_read(x, values, sizeof(values)), MIXPREC_OK);
+  EXPECT_EQ(values[0], 1.0f);
+  EXPECT_EQ(values[1], 9.0f);
+  EXPECT_EQ(x[1], -2.0f);
+  // The next call finds it there: nothing is copied either way.
+  ASSERT_EQ(call(nullptr, 0, 0.0f), MIXPREC_OK) << error();
+  EXPECT_EQ(din[0], device);
+  EXPECT_EQ(calls("cuMemcpyHtoDAsync_v2"), uploads + 1);
+  int read = 1;
+  EXPECT_EQ(calls("cuMemcpyDtoHAsync_v2") + calls("cuMemcpyAsync"),
+            downloads + read);
+  // Synchronized, the host copy is current; written, it goes up again.
+  ASSERT_EQ(mixprec_resident_sync(hosts, 1), MIXPREC_OK) << error();
+  EXPECT_EQ(x[1], 9.0f);
+  x[1] = 5.0f;
+  mixprec_resident_written(x);
+  ASSERT_EQ(call(nullptr, 0, 0.0f), MIXPREC_OK) << error();
+  EXPECT_EQ(calls("cuMemcpyHtoDAsync_v2"), uploads + 2);
+  EXPECT_EQ(static_cast<float *>(device)[1], 5.0f);
+  EXPECT_EQ(mixprec_resident_recover(hosts, 1), 0);
+
+  // A call that fails on the device loses the copy it wrote: the host's,
+  // as of the last synchronization, is the state again.
+  ASSERT_EQ(call(x, 2, 7.0f), MIXPREC_OK) << error();
+  void *image = mgpuModuleLoad(const_cast<char *>(kImage), sizeof(kImage));
+  setenv("FAKE_CUDA", "launch", 1);
+  ASSERT_EQ(mixprec_cuda_enter(&inPlace, state, 1, din, state, 1, dout, &dws),
+            MIXPREC_OK)
+      << error();
+  launch(mgpuModuleGetFunction(image, "step_gemm_0"));
+  EXPECT_EQ(mixprec_cuda_leave(&inPlace, state, 1, dout), MIXPREC_DEVICE_ERROR);
+  unsetenv("FAKE_CUDA");
+  EXPECT_EQ(mixprec_resident_recover(hosts, 1), 1);
+  EXPECT_EQ(mixprec_resident_recover(hosts, 1), 0);
+  EXPECT_EQ(x[1], 5.0f);
+  EXPECT_EQ(x[2], 3.5f);
+  ASSERT_EQ(mixprec_resident_read(x, values, sizeof(values)), MIXPREC_OK);
+  EXPECT_EQ(values[1], 5.0f);
+  // The next call uploads it into the new context; removing it frees its
+  // device copy.
+  ASSERT_EQ(call(nullptr, 0, 0.0f), MIXPREC_OK) << error();
+  EXPECT_EQ(static_cast<float *>(din[0])[2], 3.5f);
+  int64_t held = current();
+  mixprec_resident_remove(x);
+  EXPECT_EQ(current(), held - int64_t(sizeof(x)));
+  mgpuModuleUnload(image);
+}
+
 TEST_F(GpuLaunchRuntimeTest, FillsWriteTheirElementSize) {
   uint16_t half[3] = {};
   uint32_t words[2] = {};

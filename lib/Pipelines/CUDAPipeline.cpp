@@ -50,9 +50,10 @@ static void requestCorrectlyRoundedSqrt() {
 void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   requestCorrectlyRoundedSqrt();
   pm.addPass(createMixprecExposeState());
-  // The device's copy of the state is updated in place; the caller's only
-  // when the call's indices are valid (mixprec_cuda_leave).
   pm.addPass(createMixprecCheckIndices());
+  // The state stays on the device, updated in place: a call whose indices
+  // fail must leave it as it was, so it computes the old values.
+  pm.addNestedPass<func::FuncOp>(createMixprecGuardStateUpdates());
   pm.addPass(createConvertMixprecToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise());

@@ -24,9 +24,10 @@ extern "C" {
  * workspace's device buffer in device_inputs, device_outputs and
  * device_workspace. An output that lives in an input (entry->output_homes;
  * `outputs` may hold one more, the index report, which lives in none) gets
- * that input's buffer. Calls are serialized: this waits for another
- * thread's call to leave. On failure nothing is held and the compiled
- * function must not run. */
+ * that input's buffer. A resident input or output (mixprec_resident_add)
+ * gets its device copy instead, uploaded only when the host's is newer.
+ * Calls are serialized: this waits for another thread's call to leave. On
+ * failure nothing is held and the compiled function must not run. */
 __attribute__((visibility("hidden"))) mixprec_status mixprec_cuda_enter(
     const mixprec_model_entry *entry, const mixprec_tensor *inputs,
     int32_t num_inputs, void **device_inputs, const mixprec_tensor *outputs,
@@ -34,9 +35,10 @@ __attribute__((visibility("hidden"))) mixprec_status mixprec_cuda_enter(
 /* Ends a call that mixprec_cuda_enter started: waits for its GPU work and
  * reports the first error of the call (MIXPREC_DEVICE_ERROR, or
  * MIXPREC_INTERNAL for a runtime misuse, with the message); downloads the
- * outputs only if there was none, so a failed call leaves the caller's
- * buffers, and a trainer's state, as they were; frees what the compiled
- * code allocated itself. */
+ * outputs that are not resident only if there was none, so a failed call
+ * leaves the caller's buffers as they were, and marks the resident ones it
+ * wrote as lost (mixprec_resident_recover); frees what the compiled code
+ * allocated itself. */
 __attribute__((visibility("hidden"))) mixprec_status mixprec_cuda_leave(
     const mixprec_model_entry *entry, const mixprec_tensor *outputs,
     int32_t num_outputs, void *const *device_outputs);

@@ -8,6 +8,10 @@
 // allocation returns null, a launch, copy or fill is skipped, and no pointer
 // a failed step did not produce is ever used. mixprec_cuda_leave reports it.
 //
+// A trainer's state is resident (mixprec_resident_add): it lives on the
+// device between calls and moves to or from the host only when one side
+// needs the other's newer bytes.
+//
 // Everything runs, in order, on the one stream of one Driver per library,
 // opened by the first call that needs it: loading the library only records
 // its GPU images (a library loads on a machine without a driver), and the
@@ -54,6 +58,17 @@ struct Allocation {
   size_t bytes;
 };
 
+/// A registered host buffer and its device copy (0 until a call first uses
+/// it); at most one of the two holds bytes the other lacks.
+struct Resident {
+  void *host;
+  size_t bytes;
+  DevicePointer device;
+  bool deviceNewer; // the host copy is stale
+  bool hostNewer;   // the device copy is stale or absent
+  bool lost;        // newer device bytes went with a fault or a failed call
+};
+
 // Zero-initialized, so the generated global constructors can use it before
 // any constructor of ours would have run.
 pthread_mutex_t stateLock = PTHREAD_MUTEX_INITIALIZER;
@@ -67,6 +82,12 @@ Allocation *allocations;
 size_t numAllocations, allocationCapacity;
 // The calls' tensors and workspaces, kept between calls.
 Allocation frame;
+Resident *residents;
+size_t numResidents, residentCapacity;
+// The resident buffer of each input, then each output, of the current
+// call, or null.
+Resident **callResidents;
+int32_t callCapacity, callInputs;
 int64_t currentBytes, peakBytes;
 mixprec_status error;
 char errorMessage[512];
@@ -107,9 +128,24 @@ void closeDriver() {
   }
   numAllocations = 0;
   frame = {0, 0};
+  for (size_t i = 0; i < numResidents; ++i) {
+    Resident &resident = residents[i];
+    resident.lost = resident.lost || resident.deviceNewer;
+    resident.device = 0;
+    resident.deviceNewer = false;
+    resident.hostNewer = true;
+  }
   currentBytes = 0;
   close(driver);
   driver = nullptr;
+}
+
+/// The registered buffer whose host copy is at `host`, or null.
+Resident *residentAt(const void *host) {
+  for (size_t i = 0; i < numResidents; ++i)
+    if (residents[i].host == host)
+      return &residents[i];
+  return nullptr;
 }
 
 /// `bytes` of device memory, counted in currentBytes and peakBytes.
@@ -162,6 +198,27 @@ void releaseFrame() {
   frame = {0, 0};
 }
 
+/// Gives every registered buffer its device copy, all at once, so that
+/// later calls allocate none (a trainer's buffers take turns as outputs).
+void allocateResidents() {
+  for (size_t i = 0; i < numResidents && usableDriver(); ++i)
+    if (!residents[i].device)
+      residents[i].device = DevicePointer(allocateBytes(residents[i].bytes));
+}
+
+/// `resident`'s device copy, uploaded when the host holds newer bytes and
+/// `upload`. Null once the call has failed.
+void *deviceCopyOf(Resident &resident, bool upload) {
+  Driver *open = usableDriver();
+  if (!open)
+    return nullptr;
+  if (upload && resident.hostNewer && resident.bytes) {
+    keep(copyToDevice(open, resident.device, resident.host, resident.bytes));
+    resident.hostNewer = error != MIXPREC_OK;
+  }
+  return reinterpret_cast<void *>(resident.device);
+}
+
 /// Every buffer of a frame starts 256-byte aligned, as cuMemAlloc's do.
 size_t alignFrame(size_t bytes) { return (bytes + 255) & ~size_t(255); }
 
@@ -201,6 +258,61 @@ struct Locked {
   Locked(const Locked &) = delete;
   Locked &operator=(const Locked &) = delete;
 };
+
+/// Forgets every registered buffer (their device copies went with the
+/// context).
+void forgetResidents() {
+  std::free(residents);
+  residents = nullptr;
+  numResidents = residentCapacity = 0;
+  std::free(callResidents);
+  callResidents = nullptr;
+  callCapacity = callInputs = 0;
+}
+
+/// Scoped callLock, then stateLock: no call is under way.
+struct CallLocked {
+  CallLocked() { pthread_mutex_lock(&callLock); }
+  ~CallLocked() { pthread_mutex_unlock(&callLock); }
+  CallLocked(const CallLocked &) = delete;
+  CallLocked &operator=(const CallLocked &) = delete;
+  Locked locked;
+};
+
+/// Room for the resident buffer of each of a call's `count` inputs and
+/// outputs (callResidents); null, with the call failed, when memory runs
+/// out.
+Resident **residentSlots(int32_t count) {
+  if (count > callCapacity) {
+    auto *grown = static_cast<Resident **>(
+        std::realloc(callResidents, size_t(count) * sizeof(Resident *)));
+    if (!grown) {
+      keep(mixprec_fail(MIXPREC_INTERNAL, "out of memory starting a call"));
+      return nullptr;
+    }
+    callResidents = grown;
+    callCapacity = count;
+  }
+  return callResidents;
+}
+
+/// The bytes of `entry`'s frame, in which each input, then each output,
+/// that lives in no input has a buffer unless `resident(slot)` (inputs
+/// first, then outputs); the index report and the workspace follow.
+template <typename IsResident>
+size_t frameBytes(const mixprec_model_entry *entry, IsResident resident) {
+  const mixprec_function &function = entry->function;
+  size_t bytes = 0;
+  for (int32_t i = 0; i < function.num_inputs; ++i)
+    if (!resident(i))
+      bytes += alignFrame(specBytes(function.inputs[i]));
+  for (int32_t i = 0; i < function.num_outputs; ++i)
+    if (homeOf(entry, i) < 0 && !resident(function.num_inputs + i))
+      bytes += alignFrame(specBytes(function.outputs[i]));
+  if (entry->num_index_checks > 0)
+    bytes += alignFrame(3 * sizeof(int64_t));
+  return bytes + alignFrame(size_t(entry->workspace_bytes));
+}
 
 void *recordImage(const void *data) {
   Locked locked;
@@ -298,6 +410,7 @@ void mgpuModuleUnload(void *module) {
     std::free(allocations);
     allocations = nullptr;
     allocationCapacity = 0;
+    forgetResidents();
   }
 }
 
@@ -398,31 +511,56 @@ mixprec_status mixprec_cuda_enter(const mixprec_model_entry *entry,
   Locked locked;
   error = MIXPREC_OK;
   Driver *open = usableDriver();
-  size_t size = size_t(mixprec_device_frame_bytes(entry));
+  Resident **inputResidents = residentSlots(num_inputs + num_outputs);
+  if (!inputResidents) {
+    pthread_mutex_unlock(&callLock);
+    return takeError();
+  }
+  callInputs = num_inputs;
+  Resident **outputResidents = inputResidents + num_inputs;
+  for (int32_t i = 0; i < num_inputs; ++i)
+    inputResidents[i] = residentAt(inputs[i].data);
+  for (int32_t i = 0; i < num_outputs; ++i) {
+    outputResidents[i] = residentAt(outputs[i].data);
+    // An input that an output lives in, with a buffer of its own, must stay
+    // as it was: it goes in the frame, and so does the output.
+    int32_t home = homeOf(entry, i);
+    if (home >= 0 && outputs[i].data != inputs[home].data)
+      inputResidents[home] = nullptr;
+    if (home >= 0 && !inputResidents[home])
+      outputResidents[i] = nullptr;
+  }
+  size_t size = frameBytes(
+      entry, [&](int32_t slot) { return inputResidents[slot] != nullptr; });
   if (open && frame.bytes < size) {
     if (frame.pointer)
       releaseFrame();
     if (void *pointer = allocateBytes(size))
       frame = {DevicePointer(pointer), size};
   }
-  // The frame's layout (mixprec_device_frame_bytes): inputs, the outputs
-  // that live in no input (the index report last), the workspace.
+  allocateResidents();
+  // The frame's layout (frameBytes): inputs, the outputs that live in no
+  // input (the index report last), the workspace; resident ones elsewhere.
   size_t offset = 0;
   auto next = [&](size_t bytes) {
     auto *buffer = reinterpret_cast<void *>(frame.pointer + offset);
     offset += alignFrame(bytes);
     return buffer;
   };
-  for (int32_t i = 0; i < num_inputs; ++i)
-    device_inputs[i] = next(bytesOf(inputs[i]));
-  for (int32_t i = 0; i < num_outputs; ++i) {
+  for (int32_t i = 0; i < num_inputs && error == MIXPREC_OK; ++i)
+    device_inputs[i] = inputResidents[i]
+                           ? deviceCopyOf(*inputResidents[i], /*upload=*/true)
+                           : next(bytesOf(inputs[i]));
+  for (int32_t i = 0; i < num_outputs && error == MIXPREC_OK; ++i) {
     int32_t home = homeOf(entry, i);
-    device_outputs[i] =
-        home >= 0 ? device_inputs[home] : next(bytesOf(outputs[i]));
+    device_outputs[i] = home >= 0 ? device_inputs[home]
+                        : outputResidents[i]
+                            ? deviceCopyOf(*outputResidents[i], false)
+                            : next(bytesOf(outputs[i]));
   }
   *device_workspace = next(size_t(entry->workspace_bytes));
   for (int32_t i = 0; i < num_inputs && error == MIXPREC_OK; ++i)
-    if (size_t bytes = bytesOf(inputs[i]))
+    if (size_t bytes = bytesOf(inputs[i]); bytes && !inputResidents[i])
       keep(copyToDevice(open, DevicePointer(device_inputs[i]), inputs[i].data,
                         bytes));
   if (error == MIXPREC_OK)
@@ -431,37 +569,35 @@ mixprec_status mixprec_cuda_enter(const mixprec_model_entry *entry,
   return takeError();
 }
 
-mixprec_status mixprec_cuda_leave(const mixprec_model_entry *entry,
+mixprec_status mixprec_cuda_leave(const mixprec_model_entry *,
                                   const mixprec_tensor *outputs,
                                   int32_t num_outputs,
                                   void *const *device_outputs) {
   mixprec_status status;
   {
     Locked locked;
-    // A kernel's fault shows when the stream is waited on.
+    // A kernel's fault shows when the stream is waited on; so does a
+    // launch's error that left the context unusable (a sticky one).
     bool faulted = false;
-    if (error == MIXPREC_OK) {
+    if (driver) {
       mixprec_status waited = synchronize(driver);
       faulted = waited != MIXPREC_OK;
       keep(waited);
     }
-    // The index report (the last output) first: a call whose indices
-    // failed leaves the caller's state as it was, so the outputs that live
-    // in an input (the state, updated in place) are not copied back.
-    bool indicesFailed = false;
-    if (entry->num_index_checks > 0 && error == MIXPREC_OK) {
-      const mixprec_tensor &report = outputs[num_outputs - 1];
-      keep(copyOnStream(driver, report.data, device_outputs[num_outputs - 1],
-                        bytesOf(report)));
-      if (error == MIXPREC_OK)
-        keep(synchronize(driver));
-      indicesFailed = error == MIXPREC_OK &&
-                      static_cast<const int64_t *>(report.data)[0] >= 0;
-    }
-    for (int32_t i = 0; i < num_outputs && error == MIXPREC_OK; ++i)
-      if (size_t bytes = bytesOf(outputs[i]);
-          bytes && !(indicesFailed && homeOf(entry, i) >= 0))
+    // Resident outputs stay on the device; after a failure their device
+    // copies may be half written, and the host's are the state again.
+    Resident **outputResidents = callResidents + callInputs;
+    for (int32_t i = 0; i < num_outputs; ++i) {
+      if (Resident *resident = outputResidents[i]) {
+        bool written = error == MIXPREC_OK;
+        resident->lost = resident->lost || (!written && resident->deviceNewer);
+        resident->deviceNewer = written;
+        resident->hostNewer = !written;
+      } else if (size_t bytes = bytesOf(outputs[i]);
+                 bytes && error == MIXPREC_OK) {
         keep(copyOnStream(driver, outputs[i].data, device_outputs[i], bytes));
+      }
+    }
     // Pinned host memory is written asynchronously.
     if (error == MIXPREC_OK && num_outputs > 0)
       keep(synchronize(driver));
@@ -477,19 +613,107 @@ mixprec_status mixprec_cuda_leave(const mixprec_model_entry *entry,
   return status;
 }
 
-int64_t mixprec_device_frame_bytes(const mixprec_model_entry *entry) {
-  // As mixprec_cuda_enter lays a call out: inputs, the outputs that live in
-  // no input, the index report, the workspace.
-  const mixprec_function &function = entry->function;
-  size_t bytes = 0;
-  for (int32_t i = 0; i < function.num_inputs; ++i)
-    bytes += alignFrame(specBytes(function.inputs[i]));
-  for (int32_t i = 0; i < function.num_outputs; ++i)
-    if (homeOf(entry, i) < 0)
-      bytes += alignFrame(specBytes(function.outputs[i]));
-  if (entry->num_index_checks > 0)
-    bytes += alignFrame(3 * sizeof(int64_t));
-  return int64_t(bytes + alignFrame(size_t(entry->workspace_bytes)));
+int64_t mixprec_device_frame_bytes(const mixprec_model_entry *entry,
+                                   const uint8_t *resident) {
+  return int64_t(frameBytes(
+      entry, [&](int32_t slot) { return resident && resident[slot]; }));
+}
+
+mixprec_status mixprec_resident_add(void *host, size_t bytes) {
+  CallLocked locked;
+  if (residentAt(host))
+    return MIXPREC_OK;
+  if (numResidents == residentCapacity) {
+    size_t capacity = residentCapacity ? 2 * residentCapacity : 64;
+    auto *grown = static_cast<Resident *>(
+        std::realloc(residents, capacity * sizeof(Resident)));
+    if (!grown)
+      return mixprec_fail(MIXPREC_INTERNAL,
+                          "out of memory registering a trainer's state");
+    residents = grown;
+    residentCapacity = capacity;
+  }
+  residents[numResidents++] = {host, bytes, 0, false, true, false};
+  return MIXPREC_OK;
+}
+
+void mixprec_resident_remove(void *host) {
+  CallLocked locked;
+  Resident *resident = residentAt(host);
+  if (!resident)
+    return;
+  if (resident->device && driver) {
+    currentBytes -= int64_t(resident->bytes);
+    // Nobody to tell of a failure: the context goes with the library.
+    releaseOnStream(driver, resident->device);
+  }
+  *resident = residents[--numResidents];
+}
+
+mixprec_status mixprec_resident_sync(void *const *hosts, int32_t count) {
+  CallLocked locked;
+  mixprec_status status = MIXPREC_OK;
+  bool copied = false;
+  for (int32_t i = 0; i < count && status == MIXPREC_OK; ++i) {
+    Resident *resident = residentAt(hosts[i]);
+    if (!resident || !resident->deviceNewer)
+      continue;
+    status = copyOnStream(driver, resident->host,
+                          reinterpret_cast<void *>(resident->device),
+                          resident->bytes);
+    copied = true;
+  }
+  if (status == MIXPREC_OK && copied)
+    status = synchronize(driver);
+  if (status != MIXPREC_OK) {
+    // The copies are unknown, and a fault took the device's with it.
+    if (driver)
+      closeDriver();
+    return status;
+  }
+  for (int32_t i = 0; i < count; ++i)
+    if (Resident *resident = residentAt(hosts[i]))
+      resident->deviceNewer = false;
+  return MIXPREC_OK;
+}
+
+void mixprec_resident_written(void *host) {
+  CallLocked locked;
+  if (Resident *resident = residentAt(host)) {
+    resident->deviceNewer = false;
+    resident->hostNewer = true;
+  }
+}
+
+mixprec_status mixprec_resident_read(const void *host, void *out,
+                                     size_t bytes) {
+  CallLocked locked;
+  Resident *resident = residentAt(host);
+  if (!resident || !resident->deviceNewer) {
+    std::memcpy(out, host, bytes);
+    return MIXPREC_OK;
+  }
+  mixprec_status status = copyToHost(driver, out, resident->device, bytes);
+  if (status != MIXPREC_OK && driver)
+    closeDriver();
+  return status;
+}
+
+int32_t mixprec_resident_recover(void *const *hosts, int32_t count) {
+  CallLocked locked;
+  bool lost = false;
+  for (int32_t i = 0; i < count; ++i)
+    if (Resident *resident = residentAt(hosts[i]))
+      lost = lost || resident->lost;
+  if (!lost)
+    return 0;
+  for (int32_t i = 0; i < count; ++i)
+    if (Resident *resident = residentAt(hosts[i])) {
+      resident->lost = false;
+      resident->deviceNewer = false;
+      resident->hostNewer = true;
+    }
+  return 1;
 }
 
 mixprec_status mixprec_device_memory(int64_t *current_bytes,
@@ -516,6 +740,7 @@ void mixprec::cuda::resetLaunchRuntime() {
   std::free(allocations);
   allocations = nullptr;
   numAllocations = allocationCapacity = 0;
+  forgetResidents();
   currentBytes = peakBytes = 0;
   error = MIXPREC_OK;
 }

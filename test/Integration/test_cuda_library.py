@@ -137,8 +137,8 @@ def test_mixprec_run_trains_a_cuda_library(cuda_library, tmp_path):
     BUILD, "lib", "libmixprec_gpusim.so")), reason="needs the simulator")
 def test_a_steady_step_allocates_no_device_memory(cuda_library, tmp_path):
     """On the GPU simulator, 5 steps allocate as often as 2 (the first
-    step allocates what the library keeps), and the most device memory
-    held is the plan's."""
+    step allocates what the library keeps), the most device memory held is
+    the plan's, and a step moves its batch, not the state."""
     x, y = batch()
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "y.npy", y)
@@ -162,6 +162,16 @@ def test_a_steady_step_allocates_no_device_memory(cuda_library, tmp_path):
     assert counters[2]["device_allocations"] > 0
     assert counters[5]["device_allocations"] == \
         counters[2]["device_allocations"]
+    # The state stays on the device: a step copies the batch and the
+    # learning rate up, the loss, the index report and the skipped flag
+    # down.
+    batch_bytes = x.nbytes + y.nbytes
+    up = (counters[5]["host_to_device_bytes"] -
+          counters[2]["host_to_device_bytes"]) / 3
+    down = (counters[5]["device_to_host_bytes"] -
+            counters[2]["device_to_host_bytes"]) / 3
+    assert up == batch_bytes + 4
+    assert down == 4 + 24 + 1
 
 
 # A kernel that fails on the GPU simulator: with a budget of 50 warp
@@ -222,3 +232,30 @@ def test_a_kernel_failure_on_the_simulator_leaves_the_state(tmp_path,
     after = {name: trainer.get(name).tobytes() for name in before}
     assert after == before
     assert trainer.step_count == 1
+
+    # The state lives on the device between steps. A checkpoint copies it
+    # from there; a fault after steps the host has not seen takes the
+    # trainer back to its last copy (the checkpoint's), and says so.
+    for _ in range(2):
+        trainer.step([x, labels], 0.1)
+    checkpoint = tmp_path / "classifier.ckpt"
+    trainer.save(str(checkpoint))
+    saved = {name: trainer.get(name).tobytes() for name in before}
+    assert saved != before
+    trainer.step([x, labels], 0.1)
+    monkeypatch.setenv("MIXPREC_GPUSIM_MAX_WARP_INSTRUCTIONS", "50")
+    with pytest.raises(mixprec.ModelError) as error:
+        trainer.step([x, labels], 0.1)
+    monkeypatch.delenv("MIXPREC_GPUSIM_MAX_WARP_INSTRUCTIONS")
+    assert str(error.value).endswith(
+        "the state on the GPU was lost with it: the trainer is back at its "
+        "last copy on the host, after step 3"), str(error.value)
+    assert trainer.step_count == 3
+    assert {name: trainer.get(name).tobytes() for name in before} == saved
+    # It trains on from there as a trainer loaded from the checkpoint does.
+    restored = model.trainer("train", seed=7)
+    restored.load(str(checkpoint))
+    for each in (trainer, restored):
+        each.step([x, labels], 0.1)
+    assert {name: trainer.get(name).tobytes() for name in before} == \
+        {name: restored.get(name).tobytes() for name in before}

@@ -236,11 +236,9 @@ lowerModel(ModuleOp module, ArrayRef<std::string> trainSteps, bool report,
     return failure();
   expose.addPass(mixprec::createMixprecExposeState());
   expose.addPass(mixprec::createMixprecCheckIndices());
-  // As the CPU pipeline: its state is updated in place where the caller's
-  // is (a CUDA call downloads it only when it succeeds).
-  if (target != "cuda")
-    expose.addNestedPass<func::FuncOp>(
-        mixprec::createMixprecGuardStateUpdates());
+  // As the pipelines: the state is updated in place, the caller's on the
+  // CPU and the device's on CUDA.
+  expose.addNestedPass<func::FuncOp>(mixprec::createMixprecGuardStateUpdates());
   if (failed(expose.run(module)))
     return failure();
   FailureOr<std::vector<mixprec::FunctionSignature>> signatures =

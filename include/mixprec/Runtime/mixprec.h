@@ -120,7 +120,7 @@ typedef struct mixprec_trainer mixprec_trainer;
  * temporary of a function lives in one workspace at an offset fixed at
  * compile time, state is updated in place, and a CUDA library keeps one
  * device allocation (its frame: the call's tensors and workspace) from call
- * to call. */
+ * to call, and a trainer's state on the device (docs/design.md §9). */
 typedef struct mixprec_memory_plan {
   int64_t state_bytes;     /* a trainer's parameters, buffers, optimizer and
                               loss-scale state and RNG state, held once */
@@ -129,6 +129,8 @@ typedef struct mixprec_memory_plan {
                               outputs and, on the CPU, the workspace */
   int64_t device_bytes;    /* CUDA: device memory of a call (its inputs,
                               its outputs that are not updated inputs, the
+                              workspace; for a trainer, its state on the
+                              device and the step's other tensors and
                               workspace); 0 on the CPU */
 } mixprec_memory_plan;
 
