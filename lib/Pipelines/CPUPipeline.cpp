@@ -76,6 +76,9 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // Broadcasts, casts and elementwise chains are computed where they are
   // read, with no buffer in between.
   pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise());
+  // Long reductions in the chunks the CUDA backend sums in, so that both
+  // compute the same bits.
+  pm.addNestedPass<func::FuncOp>(createMixprecParallelReductions());
   pm.addNestedPass<func::FuncOp>(createMixprecDistinctResults());
   // Contractions become register tiles of vector.contract on tensors; the
   // rest of linalg stays and becomes plain loops after bufferization.

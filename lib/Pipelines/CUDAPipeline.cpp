@@ -57,6 +57,11 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   pm.addPass(createConvertMixprecToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise());
+  // A long reduction runs in parallel chunks, not on a few threads, and
+  // every loop nest with its parallel loops outside.
+  MixprecParallelReductionsOptions reductions;
+  reductions.parallelOutermost = true;
+  pm.addNestedPass<func::FuncOp>(createMixprecParallelReductions(reductions));
   pm.addNestedPass<func::FuncOp>(createMixprecDistinctResults());
   // As on the CPU: caller-allocated results, temporaries freed inside.
   addBufferizationPasses(pm, /*foldLoopCarriedBuffers=*/true,

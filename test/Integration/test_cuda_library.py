@@ -259,3 +259,29 @@ def test_a_kernel_failure_on_the_simulator_leaves_the_state(tmp_path,
         each.step([x, labels], 0.1)
     assert {name: trainer.get(name).tobytes() for name in before} == \
         {name: restored.get(name).tobytes() for name in before}
+
+
+@pytest.mark.skipif(not os.path.exists(GPUSIM), reason="needs the simulator")
+def test_results_do_not_depend_on_the_run_or_the_block_size(
+        cuda_library, tmp_path, monkeypatch):
+    """Reductions sum in an order fixed by the shapes (docs/design.md §4):
+    two runs, and a library whose kernels have blocks of 64 threads rather
+    than 256, train to the same bits."""
+    small_blocks = tmp_path / "libmlp64.so"
+    mixprec.compile_file(os.path.join(ROOT, "examples", "mlp.mlir"),
+                         small_blocks, ["--target=cuda", "--arch=sm_90",
+                                        "--amp=precision=f16",
+                                        "--block-size=64"])
+    monkeypatch.setenv("MIXPREC_LIBCUDA", os.path.abspath(GPUSIM))
+
+    def train(path):
+        model = mixprec.Model(str(path))
+        trainer = model.trainer("train", seed=3)
+        losses = [trainer.step(batch(), 0.1) for _ in range(3)]
+        state = {spec.name: trainer.get(spec.name).tobytes()
+                 for spec in model.state}
+        return losses, state
+
+    first = train(cuda_library)
+    assert train(cuda_library) == first
+    assert train(small_blocks) == first

@@ -2,7 +2,9 @@
 `mixprec-run train` on the CPU library and on the CUDA library run by the GPU
 simulator (MIXPREC_LIBCUDA=libmixprec_gpusim.so): the same loss-scale and
 skipped-step sequence, losses within the bounds bench/gpu/model_check uses
-(the CNN's: below), and the digits MLP's test accuracy the same."""
+(the CNN's: below), and the digits MLP's test accuracy the same; and from
+the simulator's counters, no thread outside a GEMM runs long."""
+import json
 import os
 import re
 import subprocess
@@ -77,8 +79,9 @@ def compile_library(model, precision, target, directory):
                          library, [option], target)
 
 
-def train(library, arguments):
-    environment = dict(os.environ, MIXPREC_LIBCUDA=GPUSIM)
+def train(library, arguments, report):
+    environment = dict(os.environ, MIXPREC_LIBCUDA=GPUSIM,
+                       MIXPREC_GPUSIM_REPORT=report)
     proc = subprocess.run([mixprec.tool_path("mixprec-run"), "train", library,
                            *arguments], capture_output=True, text=True,
                           env=environment, timeout=1200)
@@ -86,7 +89,9 @@ def train(library, arguments):
     steps = [PROGRESS.match(line) for line in proc.stdout.splitlines()]
     steps = [match.groups() for match in steps if match]
     assert len(steps) == STEPS, proc.stdout
-    return steps, proc.stdout
+    counters = (json.loads(open(report).read()) if os.path.exists(report)
+                else None)
+    return steps, proc.stdout, counters
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +115,7 @@ def trained(data, tmp_path_factory):
     def run(key):
         model, precision, target = key
         return train(compile_library(model, precision, target, directory),
-                     jobs[key])
+                     jobs[key], os.path.join(directory, "%s_%s_%s.json" % key))
 
     # The slowest (simulated transformer) runs first.
     order = sorted(jobs, key=lambda key: (key[2] != "cuda",
@@ -127,8 +132,8 @@ def losses(steps):
 @pytest.mark.parametrize("model,precision", RUNS)
 def test_training_on_the_simulator_follows_the_cpu(model, precision,
                                                    trained):
-    cpu, cpu_log = trained[model, precision, "cpu"]
-    gpu, gpu_log = trained[model, precision, "cuda"]
+    cpu, cpu_log, _ = trained[model, precision, "cpu"]
+    gpu, gpu_log, _ = trained[model, precision, "cuda"]
     # The loss scaler's decisions are discrete: they must be the same.
     for (step, _, cpu_scale, cpu_skipped), (_, _, gpu_scale, gpu_skipped) \
             in zip(cpu, gpu):
@@ -159,3 +164,18 @@ def test_training_on_the_simulator_follows_the_cpu(model, precision,
         accuracy = re.compile(r"^predict accuracy (\S+)", re.M)
         assert accuracy.search(gpu_log).group(1) == \
             accuracy.search(cpu_log).group(1), (cpu_log, gpu_log)
+
+
+@pytest.mark.parametrize("model,precision", [
+    run for run in RUNS if run[1] != "fp32"])
+def test_no_thread_outside_a_gemm_runs_long(model, precision, trained):
+    """Reductions run on many threads (--mixprec-parallel-reductions):
+    no thread of a kernel other than a GEMM runs more than 4096
+    instructions, in the AMP step or the evaluation. (An FP32 contraction
+    is no tensor-core GEMM: each thread runs its whole k loop.)"""
+    counters = trained[model, precision, "cuda"][2]
+    longest = {kernel: stats["max_thread_instructions"]
+               for kernel, stats in counters["kernels"].items()
+               if "_gemm_" not in kernel}
+    assert longest and max(longest.values()) <= 4096, \
+        sorted(longest.items(), key=lambda item: -item[1])[:3]

@@ -61,6 +61,12 @@ static cl::list<std::string>
           cl::desc("GPU architectures for --target=cuda: sm_80, sm_90, sm_90a "
                    "(several, comma-separated, make a fatbin)"),
           cl::CommaSeparated, cl::cat(compileCategory));
+static cl::opt<int64_t> blockSize(
+    "block-size",
+    cl::desc("For --target=cuda: threads per block of the kernels other "
+             "than GEMMs, 1 to 1024 (default 256; results do not depend on "
+             "it)"),
+    cl::init(256), cl::cat(compileCategory));
 static cl::opt<std::string> cudaPath(
     "cuda-path", cl::desc("CUDA toolkit (ptxas, fatbinary, libdevice)"),
     cl::init(getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda"),
@@ -280,6 +286,7 @@ lowerModel(ModuleOp module, ArrayRef<std::string> trainSteps, bool report,
   if (target == "cuda") {
     mixprec::CUDAPipelineOptions options;
     options.chips = archs;
+    options.blockSize = blockSize;
     options.toolkit = cudaPath;
     options.planMemory = planMemory;
     options.memoryReport = report && memoryReport;
@@ -410,6 +417,11 @@ int main(int argc, char **argv) {
     if (!mixprec::ptxFeaturesFor(chip))
       return fail("unknown --arch '" + chip +
                   "' (expected sm_80, sm_90 or sm_90a)");
+  if (blockSize.getNumOccurrences() && !cuda)
+    return fail("--block-size applies to --target=cuda only");
+  if (blockSize < 1 || blockSize > 1024)
+    return fail("--block-size=" + Twine(int64_t(blockSize)) +
+                " is out of range; a block has 1 to 1024 threads");
   if (emit == Emit::PTX && (!cuda || archs.size() != 1))
     return fail("--emit=ptx needs --target=cuda and one --arch");
   if (memoryBudget < 0)

@@ -316,6 +316,63 @@ def MixprecFuseElementwise
 // CUDA backend
 //===----------------------------------------------------------------------===//
 
+def MixprecParallelReductions
+    : Pass<"mixprec-parallel-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Long reductions in chunks of fixed size, the same on both "
+                "backends; on the GPU, parallel loops outermost";
+  let description = [{
+    A GPU thread computes one output element of a `linalg.generic`, running
+    its reduced loops one after the other, so a reduction of many elements
+    into few outputs (a loss, the all-finite check, a global norm,
+    batch-norm statistics) keeps a few threads busy for a long time. Each
+    `linalg.generic` on tensors that reduces more than `max-serial`
+    elements per output, whose outputs are each updated by one combiner
+    with a neutral element (`arith.addf`, `arith.andi`, `arith.maximumf`,
+    ...), becomes two: the partial results of chunks of its outermost
+    reduced dimension (a new, leading parallel dimension, viewed with
+    `tensor.expand_shape`; each chunk starts from the neutral element),
+    then the chunks combined in order into the original outputs. The
+    chunks are the fewest that leave at most `max-serial` elements each (a
+    dimension too short is made parallel whole and the next one is cut
+    too); the combination is split again when it is long itself.
+    Contractions (the tensor-core path's) and bodies that read
+    `linalg.index` are left alone.
+
+    The chunks depend only on the shapes: every run, and every block size,
+    sums in the same order. Both pipelines run the pass with the same
+    `max-serial`, so the CPU sums in the GPU's order and the backends keep
+    computing the same bits (docs/design.md §4).
+
+    With `parallel-outermost` (the CUDA pipeline), every `linalg.generic`
+    on tensors (contractions aside) also gets its parallel loops outside
+    its reduced ones, each kind in its order (`linalg::interchangeGenericOp`):
+    a reduced loop outermost would make the whole nest one sequential loop,
+    run by one thread (a bias gradient over the batch). Each output element
+    still reduces in the same order. The CPU keeps the order of the
+    operands' memory.
+
+    ```mlir
+    %sum = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                            affine_map<(d0) -> ()>],
+                           iterator_types = ["reduction"]}
+        ins(%x : tensor<1024xf32>) outs(%zero : tensor<f32>) {...addf...}
+    ```
+    becomes, with `max-serial=256`, partial sums of `%x` viewed as
+    `tensor<4x256xf32>` into a `tensor<4xf32>` (parallel d0, reduced d1),
+    then their sum in order into `%zero`.
+  }];
+  let options = [
+    Option<"maxSerial", "max-serial", "int64_t", /*default=*/"256",
+           "The most elements one output element reduces in one loop">,
+    Option<"parallelOutermost", "parallel-outermost", "bool",
+           /*default=*/"false",
+           "Move parallel loops outside reduced ones (for the GPU)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def MixprecGpuTensorCoreGemm
     : Pass<"mixprec-gpu-tensor-core-gemm", "::mlir::ModuleOp"> {
   let summary = "Run 16-bit contractions as tensor-core (mma.sync) kernels";
