@@ -439,9 +439,15 @@ def MixprecGpuMapToKernels
       threads past the end do nothing;
     - each maximal run of other ops that touch memory or compute scalars
       (loads, stores, `scf.for`, arithmetic) becomes a launch of one
-      thread. A scalar it computes that later code uses is passed through
+      thread, after the run's last op: a run goes on past allocations,
+      views and constants, not past a free or a loop nest. A scalar it
+      computes that later code uses is passed through
       a one-element device buffer, read back at the top of each kernel
-      that uses it, so every value is read where it was computed.
+      that uses it, so every value is read where it was computed;
+    - except a run that only loads scalars and computes on them for the
+      loop nest right after it alone, which writes none of the buffers it
+      reads (a select's condition, a scale): each thread of that nest's
+      kernel computes it, a launch and a buffer fewer.
 
     Allocation, views, constants and launches stay on the host. A scalar
     computed on the device and needed by the host (a dynamic size) is an

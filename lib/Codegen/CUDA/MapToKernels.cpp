@@ -40,11 +40,80 @@ static bool staysOnHost(Operation *op) {
 }
 
 /// A run of ops that becomes one kernel: one scf.parallel, or consecutive
-/// ops run by a single thread.
+/// ops run by a single thread. A parallel one may start with the scalar ops
+/// of the run before it (its prologue), which then has no kernel.
 struct Segment {
   SmallVector<Operation *> ops;
   bool parallel = false;
+  SmallVector<Operation *> prologue;
+  bool inPrologue = false;
 };
+
+/// About how many ops one thread runs for `op`: loops with constant bounds
+/// count their trips.
+int64_t serialCost(Operation *op) {
+  int64_t body = 0;
+  for (Region &region : op->getRegions())
+    for (Operation &inner : region.getOps())
+      body += serialCost(&inner);
+  int64_t trips = 1;
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()),
+                           upper = getConstantIntValue(loop.getUpperBound()),
+                           step = getConstantIntValue(loop.getStep());
+    if (lower && upper && step && *step > 0 && *upper > *lower)
+      trips = llvm::divideCeil(*upper - *lower, *step);
+  }
+  return 1 + trips * body;
+}
+
+/// The most serialCost one one-thread kernel gathers from consecutive
+/// scalar code: a few thousand instructions.
+constexpr int64_t kMaxRunCost = 1024;
+
+/// The buffer a view of `buffer` is a view of, through any number of views.
+Value rootBuffer(Value buffer) {
+  while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
+    buffer = view.getViewSource();
+  return buffer;
+}
+
+/// Whether each thread of `loop` can compute `ops` itself, instead of a
+/// one-thread kernel before it: they only load scalars and compute on them
+/// (the reads of a condition or a scale), all they compute is read by
+/// `loop` alone, and `loop` writes none of the buffers they read.
+bool computableByEachThread(ArrayRef<Operation *> ops, scf::ParallelOp loop) {
+  Block &block = *loop->getBlock();
+  DenseSet<Value> read;
+  for (Operation *op : ops) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      read.insert(rootBuffer(load.getMemRef()));
+    else if (op->getNumRegions() != 0 || !isPure(op))
+      return false;
+    for (Operation *user : op->getUsers()) {
+      Operation *top = block.findAncestorOpInBlock(*user);
+      if (top != loop.getOperation() && !llvm::is_contained(ops, top))
+        return false;
+    }
+  }
+  WalkResult writes = loop.walk([&](Operation *op) {
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      return read.contains(rootBuffer(store.getMemRef()))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    // Any other write (a copy, an atomic) might reach them.
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    return effects.hasEffect<MemoryEffects::Write>() ||
+                   effects.hasEffect<MemoryEffects::Free>()
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return !writes.wasInterrupted();
+}
 
 class KernelMapper {
 public:
@@ -63,7 +132,8 @@ private:
   /// the builder's position.
   void loadCapturedScalars(OpBuilder &b, ArrayRef<Operation *> ops,
                            IRMapping &mapping);
-  LogicalResult mapParallel(scf::ParallelOp loop);
+  LogicalResult mapParallel(scf::ParallelOp loop,
+                            ArrayRef<Operation *> prologue);
   void mapSerial(ArrayRef<Operation *> ops);
 
   func::FuncOp function;
@@ -107,7 +177,8 @@ void KernelMapper::loadCapturedScalars(OpBuilder &b, ArrayRef<Operation *> ops,
     });
 }
 
-LogicalResult KernelMapper::mapParallel(scf::ParallelOp loop) {
+LogicalResult KernelMapper::mapParallel(scf::ParallelOp loop,
+                                        ArrayRef<Operation *> prologue) {
   if (loop.getNumResults() != 0)
     return loop.emitError("parallel loops with reductions cannot run on the "
                           "GPU yet");
@@ -158,7 +229,7 @@ LogicalResult KernelMapper::mapParallel(scf::ParallelOp loop) {
         arith::MulIOp::create(b, loc, position, index(b, steps[dim])));
     mapping.map(loop.getInductionVars()[dim], iv);
   }
-  SmallVector<Operation *> body;
+  SmallVector<Operation *> body(prologue);
   for (Operation &op : loop.getBody()->without_terminator())
     body.push_back(&op);
   loadCapturedScalars(b, body, mapping);
@@ -169,7 +240,10 @@ LogicalResult KernelMapper::mapParallel(scf::ParallelOp loop) {
 
 void KernelMapper::mapSerial(ArrayRef<Operation *> ops) {
   Location loc = ops.front()->getLoc();
-  OpBuilder b(ops.front());
+  // After the run's last op: the host ops among its ops (allocations,
+  // views, constants) come first.
+  OpBuilder b(ops.front()->getContext());
+  b.setInsertionPointAfter(ops.back());
   // Scalars used after the run go through one-element device buffers.
   SmallVector<Value> escaping;
   for (Operation *op : ops)
@@ -212,9 +286,14 @@ LogicalResult KernelMapper::run() {
                               "functions (one block)");
   SmallVector<Segment> segments;
   bool inRun = false;
+  int64_t runCost = 0;
   for (Operation &op : function.getBody().front()) {
     if (staysOnHost(&op)) {
-      inRun = false;
+      // A run of scalar code goes on past what only allocates, views or
+      // names a constant (its kernel follows them); a free or a launch
+      // ends it.
+      if (isa<memref::DeallocOp, gpu::LaunchFuncOp, gpu::LaunchOp>(op))
+        inRun = false;
       continue;
     }
     // Device buffers are allocated and freed by the host, never in a kernel.
@@ -233,18 +312,36 @@ LogicalResult KernelMapper::run() {
       inRun = false;
       continue;
     }
-    if (!inRun)
+    // A run stops growing before one thread would run too long.
+    int64_t cost = serialCost(&op);
+    if (!inRun || runCost + cost > kMaxRunCost) {
       segments.emplace_back();
+      runCost = 0;
+    }
     segments.back().ops.push_back(&op);
+    runCost += cost;
     inRun = true;
   }
 
+  // Scalar reads right before a loop nest that alone uses them are done by
+  // its threads: a launch fewer.
+  for (size_t i = 0; i + 1 < segments.size(); ++i)
+    if (!segments[i].parallel && segments[i + 1].parallel &&
+        computableByEachThread(
+            segments[i].ops,
+            cast<scf::ParallelOp>(segments[i + 1].ops.front()))) {
+      segments[i + 1].prologue = segments[i].ops;
+      segments[i].inPrologue = true;
+    }
   for (Segment &segment : segments) {
+    if (segment.inPrologue)
+      continue;
     if (!segment.parallel) {
       mapSerial(segment.ops);
       continue;
     }
-    if (failed(mapParallel(cast<scf::ParallelOp>(segment.ops.front()))))
+    if (failed(mapParallel(cast<scf::ParallelOp>(segment.ops.front()),
+                           segment.prologue)))
       return failure();
   }
   // Users come after their definitions: erase from the back.

@@ -32,11 +32,11 @@ func.func @parallel(%in: memref<4x100xf32>, %out: memref<4x100xf32>) {
 
 // -----
 
-// Scalar code runs on one thread; the scalar a later kernel needs goes
+// Scalar code runs on one thread; the scalar later kernels need goes
 // through a one-element device buffer, written where it is computed and
 // read where it is used, and freed at the return.
 // CHECK-LABEL: func.func @scalars
-// CHECK-SAME: (%[[LR:.*]]: memref<f32>, %[[W:.*]]: memref<8xf32>)
+// CHECK-SAME: (%[[LR:.*]]: memref<f32>, %[[W:.*]]: memref<8xf32>, %[[U:.*]]: memref<8xf32>)
 // CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<f32>
 // CHECK: gpu.launch {{.*}} function(@scalars_kernel_0)
 // CHECK: %[[V:.*]] = memref.load %[[LR]][]
@@ -46,9 +46,12 @@ func.func @parallel(%in: memref<4x100xf32>, %out: memref<4x100xf32>) {
 // CHECK: scf.if
 // CHECK: %[[READ:.*]] = memref.load %[[SCRATCH]][]
 // CHECK: memref.store %[[READ]], %[[W]]
+// CHECK: gpu.launch {{.*}} function(@scalars_kernel_2)
+// CHECK: %[[AGAIN:.*]] = memref.load %[[SCRATCH]][]
+// CHECK: memref.store %[[AGAIN]], %[[U]]
 // CHECK: memref.dealloc %[[SCRATCH]]
 // CHECK-NEXT: return
-func.func @scalars(%lr: memref<f32>, %w: memref<8xf32>) {
+func.func @scalars(%lr: memref<f32>, %w: memref<8xf32>, %u: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
@@ -57,6 +60,91 @@ func.func @scalars(%lr: memref<f32>, %w: memref<8xf32>) {
   %h = arith.mulf %v, %half : f32
   scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
     memref.store %h, %w[%i] : memref<8xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %h, %u[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Scalar code on both sides of an allocation and a constant is one kernel,
+// launched after them; a free ends the run (its kernel must come first).
+// CHECK-LABEL: func.func @one_run_past_host_ops
+// CHECK-SAME: (%[[A:.*]]: memref<f32>, %[[B:.*]]: memref<f32>)
+// CHECK: %[[FRESH:.*]] = memref.alloc() : memref<f32>
+// CHECK: %[[TWO:.*]] = arith.constant 2.0
+// CHECK: gpu.launch {{.*}} function(@one_run_past_host_ops_kernel_0)
+// CHECK: memref.load %[[A]][]
+// CHECK: memref.store %{{.*}}, %[[FRESH]][]
+// CHECK: memref.load %[[FRESH]][]
+// CHECK: memref.store %{{.*}}, %[[B]][]
+// CHECK: gpu.terminator
+// CHECK: memref.dealloc %[[FRESH]]
+// CHECK: gpu.launch {{.*}} function(@one_run_past_host_ops_kernel_1)
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @one_run_past_host_ops(%a: memref<f32>, %b: memref<f32>) {
+  %one = arith.constant 1.0 : f32
+  %x = memref.load %a[] : memref<f32>
+  %fresh = memref.alloc() : memref<f32>
+  %two = arith.constant 2.0 : f32
+  %y = arith.mulf %x, %two : f32
+  memref.store %y, %fresh[] : memref<f32>
+  %z = memref.load %fresh[] : memref<f32>
+  memref.store %z, %b[] : memref<f32>
+  memref.dealloc %fresh : memref<f32>
+  memref.store %one, %a[] : memref<f32>
+  return
+}
+
+// -----
+
+// Scalar reads that only the next loop nest uses are done by each of its
+// threads: no kernel of their own, no device buffer.
+// CHECK-LABEL: func.func @scalar_read_by_each_thread
+// CHECK-SAME: (%[[LR:.*]]: memref<f32>, %[[W:.*]]: memref<8xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch {{.*}} function(@scalar_read_by_each_thread_kernel_0)
+// CHECK: scf.if
+// CHECK: %[[V:.*]] = memref.load %[[LR]][]
+// CHECK: %[[HALF:.*]] = arith.mulf %[[V]]
+// CHECK: memref.store %[[HALF]], %[[W]]
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @scalar_read_by_each_thread(%lr: memref<f32>, %w: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %half = arith.constant 0.5 : f32
+  %v = memref.load %lr[] : memref<f32>
+  %h = arith.mulf %v, %half : f32
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %h, %w[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Not when the loop nest writes what they read (through a view here):
+// threads would race with the read.
+// CHECK-LABEL: func.func @scalar_read_then_written
+// CHECK: gpu.launch {{.*}} function(@scalar_read_then_written_kernel_0)
+// CHECK: memref.load
+// CHECK: gpu.launch {{.*}} function(@scalar_read_then_written_kernel_1)
+func.func @scalar_read_then_written(%w: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %first = memref.load %w[%c0] : memref<8xf32>
+  %view = memref.subview %w[0] [8] [1] : memref<8xf32> to memref<8xf32, strided<[1]>>
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %first, %view[%i] : memref<8xf32, strided<[1]>>
     scf.reduce
   }
   return

@@ -14,20 +14,17 @@
 
 // Each distinct kernel is in the PTX once, named after the first function
 // that launches it; the train step launches all five GEMMs, which the
-// forward and gradient functions share. Its backward casts the two
-// weights to f16 again rather than keep the forward's copies
-// (--mixprec-rematerialize), and the loss scaler's new state is stored in
-// place by a kernel of its own; a broadcast is computed inside each
-// elementwise kernel that reads it (--mixprec-fuse-elementwise). The state
-// stays on the device between steps, so each new state value is selected
-// against the old one on the labels' verdict
-// (--mixprec-guard-state-updates): the loss scaler's scalars take a kernel
-// each. Long reductions (the all-finite check of each gradient) run in
-// chunks, a kernel of their own (--mixprec-parallel-reductions).
+// forward and gradient functions share. What the step's other launches
+// are: elementwise and reduction kernels (long reductions in chunks,
+// --mixprec-parallel-reductions), and one-thread kernels for the scalar
+// code between them (the loss scaler; the selects that keep the state on
+// an index failure, --mixprec-guard-state-updates), each gathering the
+// scalar code up to the next loop nest, and none for scalars only the next
+// kernel reads (--mixprec-gpu-map-to-kernels).
 // RUN: mixprec-compile %mixprec_src_root/examples/mlp.mlir --target=cuda --arch=sm_90 --amp=precision=f16 --emit=mlir -o %t.mlir
 // RUN: %python %S/Inputs/check_kernels.py %t.ptx f16 %t.mlir | FileCheck %s --check-prefix=LAUNCHES
-// LAUNCHES: loss: 2 tensor-core launches, 15 other launches
-// LAUNCHES: train: 5 tensor-core launches, 76 other launches
+// LAUNCHES: loss: 2 tensor-core launches, 14 other launches
+// LAUNCHES: train: 5 tensor-core launches, 56 other launches
 // LAUNCHES: train_gradients: 5 tensor-core launches
 // LAUNCHES: distinct: 5 tensor-core kernels
 
