@@ -334,7 +334,9 @@ def MixprecParallelReductions
     then the chunks combined in order into the original outputs. The
     chunks are the fewest that leave at most `max-serial` elements each (a
     dimension too short is made parallel whole and the next one is cut
-    too); the combination is split again when it is long itself.
+    too; one that no count of chunks brings low enough is cut into as many
+    as it divides into, and a prime length alone is left as it is); the
+    combination is split again when it is long itself.
     Contractions (the tensor-core path's) and bodies that read
     `linalg.index` are left alone.
 

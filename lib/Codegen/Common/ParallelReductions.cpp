@@ -95,8 +95,10 @@ std::optional<Split> chooseSplit(linalg::GenericOp op, int64_t maxSerial) {
     if (!op.getMatchingIndexingMap(&init).isProjectedPermutation())
       return std::nullopt;
   // The outermost reduced dimension that can be cut: into the fewest
-  // chunks that leave at most maxSerial elements each, or into all of its
-  // elements (a later round then cuts the next dimension).
+  // chunks that leave at most maxSerial elements each; else, when other
+  // reduced dimensions remain, into all of its elements (a later round cuts
+  // the next one); else into as many chunks as it divides into. A prime
+  // length alone cannot be cut.
   for (unsigned dim : reductionDims) {
     int64_t size = ranges[dim];
     // Each input that reads the dimension takes it whole: it is cut by a
@@ -110,14 +112,17 @@ std::optional<Split> chooseSplit(linalg::GenericOp op, int64_t maxSerial) {
     }
     if (!cuttable)
       continue;
-    split.dim = dim;
-    split.chunks = size;
-    for (int64_t chunks = 2; chunks < size; ++chunks)
-      if (size % chunks == 0 && reduced / chunks <= maxSerial) {
-        split.chunks = chunks;
-        break;
+    int64_t fewest = 0, most = 0;
+    for (int64_t chunks = 2; chunks < size && !fewest; ++chunks)
+      if (size % chunks == 0) {
+        most = chunks;
+        if (reduced / chunks <= maxSerial)
+          fewest = chunks;
       }
-    return split;
+    split.dim = dim;
+    split.chunks = fewest ? fewest : reduced > size ? size : most;
+    if (split.chunks)
+      return split;
   }
   return std::nullopt;
 }

@@ -112,6 +112,38 @@ func.func @all_finite(%x: tensor<3x300xf32>, %init: tensor<i1>) -> tensor<i1> {
 
 // -----
 
+// A prime length alone cannot be cut: left whole, not cut without end.
+// Twice a prime is cut into as many chunks as it divides into (2 of 1031).
+// CHECK-LABEL: func.func @prime_length
+// CHECK-NOT: expand_shape
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%{{.*}} : tensor<1031xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @twice_a_prime
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [1031, 2]
+// CHECK: linalg.generic {{.*}}ins(%{{.*}} : tensor<1031x2xf32>) outs(%{{.*}} : tensor<1031xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%{{.*}} : tensor<1031xf32>)
+#id1 = affine_map<(d0) -> (d0)>
+#scalar1 = affine_map<(d0) -> ()>
+func.func @prime_length(%x: tensor<1031xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#id1, #scalar1], iterator_types = ["reduction"]} ins(%x : tensor<1031xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @twice_a_prime(%x: tensor<2062xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#id1, #scalar1], iterator_types = ["reduction"]} ins(%x : tensor<2062xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
 // Left alone: a reduction whose update is a select (no combiner with a
 // neutral element: the index check's first failure), and a contraction
 // (the tensor-core GEMM's).
