@@ -308,7 +308,9 @@ LogicalResult KernelMapper::run() {
     if (nested.wasInterrupted())
       return failure();
     if (isa<scf::ParallelOp>(op)) {
-      segments.push_back({{&op}, true});
+      segments.emplace_back();
+      segments.back().ops.push_back(&op);
+      segments.back().parallel = true;
       inRun = false;
       continue;
     }
