@@ -97,10 +97,6 @@ void hostWritten(mixprec_trainer *trainer) {
   rememberSynced(trainer);
 }
 
-void hostWritten(mixprec_trainer *trainer, int32_t index) {
-  mixprec_resident_written(trainer->state[index]);
-}
-
 } // namespace mixprec::runtime
 
 using namespace mixprec::runtime;
@@ -703,7 +699,7 @@ mixprec_status mixprec_trainer_set(mixprec_trainer *trainer, const char *name,
   if (mixprec_status status = syncToHost(trainer))
     return status;
   std::memcpy(trainer->state[index], value->data, bytesOf(spec));
-  hostWritten(trainer, index);
+  mixprec_resident_written(trainer->state[index]);
   return MIXPREC_OK;
 }
 

@@ -53,10 +53,9 @@ extern const mixprec_tensor_spec kRngSpec;
 /// goes back to.
 mixprec_status syncToHost(const mixprec_trainer *trainer);
 
-/// After the host copies of the state were written (all of them, or
-/// `index`): the next step uploads them.
+/// After every host copy of the state was written (a checkpoint loaded):
+/// the next step uploads them, and a lost device goes back to them.
 void hostWritten(mixprec_trainer *trainer);
-void hostWritten(mixprec_trainer *trainer, int32_t index);
 
 } // namespace mixprec::runtime
 

@@ -58,15 +58,17 @@ struct Allocation {
   size_t bytes;
 };
 
+/// Which copy of a registered buffer holds bytes the other lacks.
+enum class Newer : uint8_t { Neither, Host, Device };
+
 /// A registered host buffer and its device copy (0 until a call first uses
-/// it); at most one of the two holds bytes the other lacks.
+/// it; the host's is newer then).
 struct Resident {
   void *host;
   size_t bytes;
   DevicePointer device;
-  bool deviceNewer; // the host copy is stale
-  bool hostNewer;   // the device copy is stale or absent
-  bool lost;        // newer device bytes went with a fault or a failed call
+  Newer newer;
+  bool lost; // newer device bytes went with a fault or a failed call
 };
 
 // Zero-initialized, so the generated global constructors can use it before
@@ -82,12 +84,13 @@ Allocation *allocations;
 size_t numAllocations, allocationCapacity;
 // The calls' tensors and workspaces, kept between calls.
 Allocation frame;
+// Sorted by host address: a call looks each of its tensors up.
 Resident *residents;
 size_t numResidents, residentCapacity;
 // The resident buffer of each input, then each output, of the current
 // call, or null.
 Resident **callResidents;
-int32_t callCapacity, callInputs;
+int32_t callCapacity;
 int64_t currentBytes, peakBytes;
 mixprec_status error;
 char errorMessage[512];
@@ -130,22 +133,34 @@ void closeDriver() {
   frame = {0, 0};
   for (size_t i = 0; i < numResidents; ++i) {
     Resident &resident = residents[i];
-    resident.lost = resident.lost || resident.deviceNewer;
+    resident.lost = resident.lost || resident.newer == Newer::Device;
     resident.device = 0;
-    resident.deviceNewer = false;
-    resident.hostNewer = true;
+    resident.newer = Newer::Host;
   }
   currentBytes = 0;
   close(driver);
   driver = nullptr;
 }
 
+/// The index of the first registered buffer at or after `host`.
+size_t residentIndex(const void *host) {
+  size_t low = 0, high = numResidents;
+  while (low < high) {
+    size_t middle = low + (high - low) / 2;
+    if (uintptr_t(residents[middle].host) < uintptr_t(host))
+      low = middle + 1;
+    else
+      high = middle;
+  }
+  return low;
+}
+
 /// The registered buffer whose host copy is at `host`, or null.
 Resident *residentAt(const void *host) {
-  for (size_t i = 0; i < numResidents; ++i)
-    if (residents[i].host == host)
-      return &residents[i];
-  return nullptr;
+  size_t index = residentIndex(host);
+  return index < numResidents && residents[index].host == host
+             ? &residents[index]
+             : nullptr;
 }
 
 /// `bytes` of device memory, counted in currentBytes and peakBytes.
@@ -212,9 +227,10 @@ void *deviceCopyOf(Resident &resident, bool upload) {
   Driver *open = usableDriver();
   if (!open)
     return nullptr;
-  if (upload && resident.hostNewer && resident.bytes) {
+  if (upload && resident.newer == Newer::Host && resident.bytes) {
     keep(copyToDevice(open, resident.device, resident.host, resident.bytes));
-    resident.hostNewer = error != MIXPREC_OK;
+    if (error == MIXPREC_OK)
+      resident.newer = Newer::Neither;
   }
   return reinterpret_cast<void *>(resident.device);
 }
@@ -267,7 +283,7 @@ void forgetResidents() {
   numResidents = residentCapacity = 0;
   std::free(callResidents);
   callResidents = nullptr;
-  callCapacity = callInputs = 0;
+  callCapacity = 0;
 }
 
 /// Scoped callLock, then stateLock: no call is under way.
@@ -516,7 +532,6 @@ mixprec_status mixprec_cuda_enter(const mixprec_model_entry *entry,
     pthread_mutex_unlock(&callLock);
     return takeError();
   }
-  callInputs = num_inputs;
   Resident **outputResidents = inputResidents + num_inputs;
   for (int32_t i = 0; i < num_inputs; ++i)
     inputResidents[i] = residentAt(inputs[i].data);
@@ -569,7 +584,7 @@ mixprec_status mixprec_cuda_enter(const mixprec_model_entry *entry,
   return takeError();
 }
 
-mixprec_status mixprec_cuda_leave(const mixprec_model_entry *,
+mixprec_status mixprec_cuda_leave(const mixprec_model_entry *entry,
                                   const mixprec_tensor *outputs,
                                   int32_t num_outputs,
                                   void *const *device_outputs) {
@@ -586,13 +601,13 @@ mixprec_status mixprec_cuda_leave(const mixprec_model_entry *,
     }
     // Resident outputs stay on the device; after a failure their device
     // copies may be half written, and the host's are the state again.
-    Resident **outputResidents = callResidents + callInputs;
+    Resident **outputResidents = callResidents + entry->function.num_inputs;
     for (int32_t i = 0; i < num_outputs; ++i) {
       if (Resident *resident = outputResidents[i]) {
         bool written = error == MIXPREC_OK;
-        resident->lost = resident->lost || (!written && resident->deviceNewer);
-        resident->deviceNewer = written;
-        resident->hostNewer = !written;
+        resident->lost =
+            resident->lost || (!written && resident->newer == Newer::Device);
+        resident->newer = written ? Newer::Device : Newer::Host;
       } else if (size_t bytes = bytesOf(outputs[i]);
                  bytes && error == MIXPREC_OK) {
         keep(copyOnStream(driver, outputs[i].data, device_outputs[i], bytes));
@@ -633,7 +648,10 @@ mixprec_status mixprec_resident_add(void *host, size_t bytes) {
     residents = grown;
     residentCapacity = capacity;
   }
-  residents[numResidents++] = {host, bytes, 0, false, true, false};
+  size_t index = residentIndex(host);
+  std::memmove(residents + index + 1, residents + index,
+               (numResidents++ - index) * sizeof(Resident));
+  residents[index] = {host, bytes, 0, Newer::Host, false};
   return MIXPREC_OK;
 }
 
@@ -647,7 +665,9 @@ void mixprec_resident_remove(void *host) {
     // Nobody to tell of a failure: the context goes with the library.
     releaseOnStream(driver, resident->device);
   }
-  *resident = residents[--numResidents];
+  size_t index = size_t(resident - residents);
+  std::memmove(residents + index, residents + index + 1,
+               (--numResidents - index) * sizeof(Resident));
 }
 
 mixprec_status mixprec_resident_sync(void *const *hosts, int32_t count) {
@@ -656,7 +676,7 @@ mixprec_status mixprec_resident_sync(void *const *hosts, int32_t count) {
   bool copied = false;
   for (int32_t i = 0; i < count && status == MIXPREC_OK; ++i) {
     Resident *resident = residentAt(hosts[i]);
-    if (!resident || !resident->deviceNewer)
+    if (!resident || resident->newer != Newer::Device)
       continue;
     status = copyOnStream(driver, resident->host,
                           reinterpret_cast<void *>(resident->device),
@@ -672,24 +692,23 @@ mixprec_status mixprec_resident_sync(void *const *hosts, int32_t count) {
     return status;
   }
   for (int32_t i = 0; i < count; ++i)
-    if (Resident *resident = residentAt(hosts[i]))
-      resident->deviceNewer = false;
+    if (Resident *resident = residentAt(hosts[i]);
+        resident && resident->newer == Newer::Device)
+      resident->newer = Newer::Neither;
   return MIXPREC_OK;
 }
 
 void mixprec_resident_written(void *host) {
   CallLocked locked;
-  if (Resident *resident = residentAt(host)) {
-    resident->deviceNewer = false;
-    resident->hostNewer = true;
-  }
+  if (Resident *resident = residentAt(host))
+    resident->newer = Newer::Host;
 }
 
 mixprec_status mixprec_resident_read(const void *host, void *out,
                                      size_t bytes) {
   CallLocked locked;
   Resident *resident = residentAt(host);
-  if (!resident || !resident->deviceNewer) {
+  if (!resident || resident->newer != Newer::Device) {
     std::memcpy(out, host, bytes);
     return MIXPREC_OK;
   }
@@ -710,8 +729,7 @@ int32_t mixprec_resident_recover(void *const *hosts, int32_t count) {
   for (int32_t i = 0; i < count; ++i)
     if (Resident *resident = residentAt(hosts[i])) {
       resident->lost = false;
-      resident->deviceNewer = false;
-      resident->hostNewer = true;
+      resident->newer = Newer::Host;
     }
   return 1;
 }

@@ -38,6 +38,7 @@ namespace {
 struct Split {
   unsigned dim;
   int64_t chunks;
+  bool whole; // chunks of one element: the dimension becomes parallel
   SmallVector<Operation *> combiners;
   SmallVector<TypedAttr> neutral;
 };
@@ -121,6 +122,7 @@ std::optional<Split> chooseSplit(linalg::GenericOp op, int64_t maxSerial) {
       }
     split.dim = dim;
     split.chunks = fewest ? fewest : reduced > size ? size : most;
+    split.whole = split.chunks == size;
     if (split.chunks)
       return split;
   }
@@ -137,19 +139,19 @@ applySplit(RewriterBase &rewriter, linalg::GenericOp op, const Split &split) {
   // Cut into all of its elements, the dimension itself becomes parallel.
   // Else new dimension 0 is the chunk, old dimension k is k + 1, and the
   // split one is the position within the chunk.
-  bool whole = split.chunks == op.getStaticLoopRanges()[split.dim];
-  unsigned newDims = whole ? numDims : numDims + 1;
-  AffineExpr chunk = getAffineDimExpr(whole ? split.dim : 0, context);
+  unsigned newDims = split.whole ? numDims : numDims + 1;
+  AffineExpr chunk = getAffineDimExpr(split.whole ? split.dim : 0, context);
   SmallVector<AffineExpr> replacements;
   for (unsigned dim = 0; dim < numDims; ++dim)
-    replacements.push_back(getAffineDimExpr(whole ? dim : dim + 1, context));
+    replacements.push_back(
+        getAffineDimExpr(split.whole ? dim : dim + 1, context));
   rewriter.setInsertionPoint(op);
   // Each input that reads the split dimension is viewed with it cut in two.
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
-    if (whole) {
+    if (split.whole) {
       inputs.push_back(input->get());
       maps.push_back(map);
       continue;
@@ -200,7 +202,7 @@ applySplit(RewriterBase &rewriter, linalg::GenericOp op, const Split &split) {
     maps.push_back(AffineMap::get(newDims, 0, exprs, context));
   }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  if (whole)
+  if (split.whole)
     iterators[split.dim] = utils::IteratorType::parallel;
   else
     iterators.insert(iterators.begin(), utils::IteratorType::parallel);
