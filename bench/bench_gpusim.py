@@ -9,7 +9,16 @@ the batch's bytes: a step should move the batch, the learning rate and the
 loss, not the state), the most instructions one thread of a kernel other
 than a GEMM runs, and shared-memory bank conflicts.
 
-The second: the f16 step against the same step as a CPU library, in one run:
+The second: the tensor-core GEMM kernel on bf16 512^3 and 1024^3 matrix
+products (row-major A and B), from its counters: the global bytes it loads
+against the tile-reuse ideal 2*(M*K*ceil(N/64) + K*N*ceil(M/64)) of its
+64x64 tiles, the share of its global loads that move 16 bytes, bank
+conflicts, and a roofline estimate for an H100 SXM -- a model of the
+hardware, not a measurement: the slowest of its FLOPs at 989 TFLOP/s (dense
+bf16), each matrix once through HBM3 at 3.35 TB/s (the L2 holds them), and
+its global loads and stores through the L2 at about 5.5 TB/s.
+
+The third: the f16 step against the same step as a CPU library, in one run:
 the simulated steps per second, the CPU library's, their ratio (how many
 times slower the simulation is), and warp instructions per step and per
 second.
@@ -122,6 +131,63 @@ def steady_step(library, arguments):
     }
 
 
+# The GEMMs of the second table: M = K = N.
+GEMM_SIZES = (512, 1024)
+H100_BF16_FLOPS, H100_HBM_BYTES, H100_L2_BYTES = 989e12, 3.35e12, 5.5e12
+# Calls every function of the library argv[1] once with random inputs, in a
+# process of its own: the simulator writes its report when it exits.
+CALL_ALL = """
+import sys
+import numpy as np
+import mixprec
+from mixprec import dtypes
+model = mixprec.Model(sys.argv[1])
+rng = np.random.default_rng(0)
+for name, function in model.functions.items():
+    inputs = [dtypes.bf16_bits(rng.standard_normal(spec.shape)
+                               .astype(np.float32))
+              for spec in function.inputs]
+    model.call(name, inputs)
+"""
+
+
+def gemm_rows(directory):
+    """The second table's rows, one per size."""
+    source = directory / "gemms.mlir"
+    functions = []
+    for n in GEMM_SIZES:
+        matrix = "tensor<%dx%dxbf16>" % (n, n)
+        result = "tensor<%dx%dxf32>" % (n, n)
+        functions.append(
+            "  func.func @matmul_%d(%%a: %s, %%b: %s) -> %s {\n"
+            "    %%c = mixprec.matmul %%a, %%b : %s, %s -> %s\n"
+            "    return %%c : %s\n  }" % (n, matrix, matrix, result, matrix,
+                                         matrix, result, result))
+    source.write_text("module {\n%s\n}\n" % "\n".join(functions))
+    library = directory / "libgemms.so"
+    subprocess.run([str(BUILD / "bin" / "mixprec-compile"), str(source),
+                    "--target=cuda", "--arch=sm_90", "-o", str(library)],
+                   check=True)
+    report = directory / "gemms.json"
+    environment = dict(os.environ, MIXPREC_LIBCUDA=str(GPUSIM),
+                       MIXPREC_GPUSIM_REPORT=str(report),
+                       PYTHONPATH=str(ROOT / "python"))
+    subprocess.run([sys.executable, "-c", CALL_ALL, str(library)], check=True,
+                   env=environment)
+    kernels = json.loads(report.read_text())["kernels"]
+    for n in GEMM_SIZES:
+        stats = kernels["matmul_%d_gemm_0" % n]
+        tiles = -(-n // 64)
+        ideal = 2 * (n * n * tiles + n * n * tiles)
+        moved = stats["global_load_bytes"] + stats["global_store_bytes"]
+        matrices = 2 * n * n * 2 + n * n * 4
+        seconds = max(2 * n ** 3 / H100_BF16_FLOPS,
+                      matrices / H100_HBM_BYTES, moved / H100_L2_BYTES)
+        yield (n, stats["global_load_bytes"] / ideal,
+               stats["global_loads_16_bytes"] / stats["global_loads"],
+               stats["shared_bank_conflicts"], 2 * n ** 3 / seconds / 1e12)
+
+
 def main():
     if not GPUSIM.exists():
         sys.exit("build the simulator first: ninja -C %s mixprec_gpusim" %
@@ -155,6 +221,16 @@ def main():
                     step["host_to_device"], step["device_to_host"],
                     batch_bytes(data, inputs, BATCH_ROWS[model]),
                     step["thread_instructions"], step["bank_conflicts"]))
+
+        print()
+        print("tensor-core GEMM, bf16, row-major A and B (simulator "
+              "counters; the roofline is a model)")
+        print("%-10s %16s %16s %15s %24s" % (
+            "M=K=N", "loads / ideal", "16-byte loads", "bank conflicts",
+            "H100 roofline TFLOP/s"))
+        for n, ratio, share, conflicts, tflops in gemm_rows(directory):
+            print("%-10d %16.3f %15.1f%% %15d %24.0f" % (
+                n, ratio, 100 * share, conflicts, tflops))
 
         print()
         print("%-12s %12s %12s %10s %16s %14s" % (

@@ -5,10 +5,11 @@
 // integer arithmetic, f32 arithmetic in every rounding mode with .ftz and
 // .sat, f16 and bf16 arithmetic, NaN and signed zeros in min/max and setp,
 // conversions, immediates, special registers, vector moves, divergence and
-// reconvergence, barriers and shared memory, calls, fences, shuffles and
-// cp.async. Every expected value is a literal worked out by hand from the
-// PTX ISA (or, for data movement, the input it must move). A test that
-// shows a simulator bug is kept, skipped with "gpusim bug: ...".
+// reconvergence (bra and brx.idx), barriers and shared memory, calls,
+// fences, shuffles and cp.async. Every expected value is a literal worked
+// out by hand from the PTX ISA (or, for data movement, the input it must
+// move). A test that shows a simulator bug is kept, skipped with "gpusim
+// bug: ...".
 //
 //===----------------------------------------------------------------------===//
 
@@ -1204,6 +1205,92 @@ $L_nested_join:
     unsigned nested = lane < 16 ? (lane % 2 ? 1 : 2) : 3;
     EXPECT_EQ(out[3 * lane + 2], nested + 2) << "lane " << lane;
   }
+}
+
+/// brx.idx over four targets by %r2 = in[lane]; lanes whose in[lane] is
+/// 100 skip it (the guard) and keep 7. Each target sets %r3; after the
+/// join every lane adds 1000 and a full-warp shuffle needs all 32 lanes.
+const char *kIndexedBranch = R"(
+.visible .entry indexed(.param .u64 out, .param .u64 in)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  ld.param.u64 %rd4, [in];
+  cvta.to.global.u64 %rd4, %rd4;
+  mov.u32 %r1, %laneid;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd5, %rd4, %rd2;
+  ld.global.u32 %r2, [%rd5];
+  mov.u32 %r3, 7;
+  setp.ne.u32 %p1, %r2, 100;
+  $L_table: .branchtargets $L_zero, $L_one, $L_two, $L_one;
+  @%p1 brx.idx %r2, $L_table;
+  bra $L_join;
+$L_zero:
+  mov.u32 %r3, 10;
+  bra $L_join;
+$L_one:
+  mov.u32 %r3, 11;
+  bra $L_join;
+$L_two:
+  mov.u32 %r3, 12;
+$L_join:
+  add.u32 %r3, %r3, 1000;
+  shfl.sync.bfly.b32 %r4, %r3, 1, 31, 0xffffffff;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  st.global.u32 [%rd3+4], %r4;
+  ret;
+}
+)";
+
+TEST_F(GpusimInstructionTest, IndexedBranchDivergesAndReconverges) {
+  // Lane L takes target L % 4 (3 goes where 1 does), every fifth lane
+  // none.
+  std::vector<uint32_t> in(32), out(32 * 2);
+  for (unsigned lane = 0; lane < 32; ++lane)
+    in[lane] = lane % 5 == 4 ? 100 : lane % 4;
+  ASSERT_NO_FATAL_FAILURE(launch(std::string(kHeader) + kIndexedBranch,
+                                 "indexed", Dims{}, Dims{32}, in, out));
+  auto value = [&](unsigned lane) -> uint32_t {
+    if (in[lane] == 100)
+      return 1007;
+    return in[lane] == 0 ? 1010 : in[lane] == 2 ? 1012 : 1011;
+  };
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    EXPECT_EQ(out[2 * lane], value(lane)) << "lane " << lane;
+    EXPECT_EQ(out[2 * lane + 1], value(lane ^ 1)) << "lane " << lane;
+  }
+}
+
+TEST_F(GpusimInstructionTest, IndexedBranchOfOneTargetStaysConverged) {
+  std::vector<uint32_t> in(32, 2), out(32 * 2);
+  ASSERT_NO_FATAL_FAILURE(launch(std::string(kHeader) + kIndexedBranch,
+                                 "indexed", Dims{}, Dims{32}, in, out));
+  for (unsigned lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(out[2 * lane], 1012u) << "lane " << lane;
+}
+
+TEST_F(GpusimInstructionTest, IndexedBranchPastItsTargetsFaults) {
+  void *module = nullptr, *function = nullptr;
+  std::string ptx = std::string(kHeader) + kIndexedBranch;
+  ASSERT_CU(cuModuleLoadData(&module, ptx.c_str()));
+  ASSERT_CU(cuModuleGetFunction(&function, module, "indexed"));
+  std::vector<uint32_t> in(32, 1);
+  in[9] = 4; // the list has 4 targets
+  CUdeviceptr input = 0, output = 0;
+  ASSERT_CU(cuMemAlloc_v2(&input, in.size() * 4));
+  ASSERT_CU(cuMemAlloc_v2(&output, 32 * 8));
+  ASSERT_CU(cuMemcpyHtoD_v2(input, in.data(), in.size() * 4));
+  void *parameters[] = {&output, &input};
+  CUresult launched = cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, nullptr,
+                                     parameters, nullptr);
+  CUresult status = launched ? launched : cuCtxSynchronize();
+  EXPECT_EQ(status, 715) << errorText(status); // CUDA_ERROR_ILLEGAL_INSTRUCTION
 }
 
 TEST_F(GpusimInstructionTest, LoopWithLaneDependentTripCount) {

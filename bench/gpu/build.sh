@@ -36,11 +36,13 @@ g++ -O2 -std=c++17 -I"$root/include" -I"$root/runtime" \
   "$root/bench/gpu/model_check.cpp" -o "$out/model_check" \
   "$build/runtime/libmixprec_host_runtime.a" -ldl
 cp "$build/bin/mixprec-run" "$root/bench/gpu/run.sh" \
-  "$root/bench/gpu/torch_gemm.py" "$out/"
+  "$root/bench/gpu/torch_gemm.py" "$root/bench/gpu/torch_step.py" "$out/"
 
 # Data: the digits (training split only) and token sequences.
 /usr/bin/python3 "$root/examples/digits_data.py" "$out/data"
 rm "$out/data/x_test.npy" "$out/data/y_test.npy"
+/usr/bin/python3 -c "import numpy as np; x = np.load('$out/data/x_train.npy')
+np.save('$out/data/images_train.npy', x.reshape(-1, 1, 8, 8))"
 /usr/bin/python3 "$root/bench/gpu/transformer_data.py" "$out/data"
 
 # The libraries: libNAME_{cpu,cuda}.so. FP32 training is --autodiff, AMP
@@ -55,6 +57,8 @@ compile() {
 compile "$root/bench/gpu/gemm_shapes.mlir" gemm
 compile "$root/examples/mlp.mlir" mlp_amp --amp=precision=f16
 compile "$root/examples/transformer.mlir" transformer_amp --amp=precision=f16
+"$build/bin/mixprec-compile" "$root/examples/cnn.mlir" --amp=precision=f16 \
+  --target=cuda --arch=sm_90 --cuda-path="$cuda" -o "$out/libcnn_amp_cuda.so"
 for model in mlp transformer; do
   "$build/bin/mixprec-compile" "$root/examples/$model.mlir" --autodiff \
     --target=cuda --arch=sm_90 --cuda-path="$cuda" \

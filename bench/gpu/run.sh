@@ -38,6 +38,18 @@ run() {
   tally $? "$name"
 }
 
+# Runs `name seconds script.py argument` with python3, or counts it as
+# could not run without one.
+run_python() {
+  if command -v python3 >/dev/null; then
+    run "$1" "$2" python3 "$dir/$3" "$4"
+  else
+    echo "== $1"
+    echo "SKIP $1: no python3"
+    tally 3 "$1"
+  fi
+}
+
 # mixprec-run itself (what scripts/main.sh trains with) on the CPU and the
 # CUDA library of the AMP MLP: the same shuffled batches, so the final losses
 # agree as model_check's late losses do (5e-2 relative).
@@ -70,6 +82,41 @@ mixprec_run_check() {
     exit !ok }'
 }
 
+# Each example's AMP f16 train step on the GPU with mixprec-run: the time of
+# a 250-step run minus a 50-step one (loading and the first steps' setup
+# cancel), per step, into $1 as `<model> <ms>` lines for torch_step.py.
+step_times() {
+  local model inputs lr out steps short long ms
+  for model in mlp cnn transformer; do
+    case $model in
+      mlp) inputs=("$data/x_train.npy" "$data/y_train.npy") lr=0.1 ;;
+      cnn) inputs=("$data/images_train.npy" "$data/y_train.npy") lr=0.05 ;;
+      transformer) inputs=("$data/tokens.npy" "$data/labels.npy") lr=0.001 ;;
+    esac
+    for steps in 50 250; do
+      if ! out=$(timeout "$(limit 60)" "$dir/mixprec-run" train \
+        "$dir/lib${model}_amp_cuda.so" --data "${inputs[0]}" \
+        --data "${inputs[1]}" --lr "$lr" --steps "$steps" --log-every 0 2>&1)
+      then
+        case $out in
+          *"no CUDA driver"* | *"not a usable CUDA driver"* | *"no CUDA device"*)
+            echo "SKIP $model AMP step time on the GPU: $out"
+            return 3 ;;
+        esac
+        echo "FAIL $model AMP step time: $out"
+        return 1
+      fi
+      # "trained 250 steps of 64 samples in 0.123 s": the seconds.
+      out=${out##*samples in }
+      if [ "$steps" = 50 ]; then short=${out%% s*}; else long=${out%% s*}; fi
+    done
+    ms=$(awk -v short="$short" -v long="$long" \
+      'BEGIN { printf "%.4f", (long - short) / 200 * 1000 }')
+    echo "FIGURE $model AMP f16 train step, mixprec: $ms ms (250 steps - 50)"
+    echo "$model $ms" >>"$1"
+  done
+}
+
 echo "== the machine"
 if command -v nvidia-smi >/dev/null; then
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
@@ -98,18 +145,16 @@ run "peak GPU memory, transformer train step, FP32 and AMP f16" 30 \
   "$dir/model_check" memory transformer "$dir/libtransformer_fp32_cuda.so" \
   "$dir/libtransformer_amp_cuda.so" 0.001 "$data/tokens.npy" \
   "$data/labels.npy"
+steps=$(mktemp)
 tflops=$(mktemp)
-trap 'rm -f "$tflops"' EXIT
+trap 'rm -f "$steps" "$tflops"' EXIT
+echo "== AMP f16 train step time, mixprec"
+step_times "$steps"
+tally $? "AMP step time"
+run_python "AMP f16 train step time, PyTorch eager" 90 torch_step.py "$steps"
 run "bf16 GEMM 4096^3, mixprec" 60 \
   "$dir/model_check" gemm-time "$dir/libgemm4096_cuda.so" "$tflops"
-if command -v python3 >/dev/null; then
-  run "bf16 GEMM 4096^3, torch.matmul (cuBLAS)" 60 \
-    python3 "$dir/torch_gemm.py" "$tflops"
-else
-  echo "== bf16 GEMM 4096^3, torch.matmul (cuBLAS)"
-  echo "SKIP torch bf16 GEMM: no python3"
-  tally 3 torch
-fi
+run_python "bf16 GEMM 4096^3, torch.matmul (cuBLAS)" 60 torch_gemm.py "$tflops"
 
 echo "== $passed passed, $failed failed, $skipped could not run ($SECONDS s)"
 ((failed)) && exit 1

@@ -71,6 +71,7 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   MixprecGpuMapToKernelsOptions mapping;
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMixprecGpuMapToKernels(mapping));
+  pm.addNestedPass<func::FuncOp>(createMixprecGpuMergeKernels());
   pm.addNestedPass<func::FuncOp>(createMixprecGpuDeviceBuffers());
   // 256 bytes, as cuMemAlloc aligns: every access of a kernel stays as
   // aligned as on a buffer of its own; a call's tensors start so in its

@@ -17,6 +17,9 @@ struct KernelStats {
            globalLoadBytes = 0, globalStoreBytes = 0, sharedLoadBytes = 0,
            sharedStoreBytes = 0, sharedBankConflicts = 0,
            maxThreadInstructions = 0;
+  // Loads from global memory (ld and cp.async), one per thread, and those
+  // of 16 bytes.
+  uint64_t globalLoads = 0, globalLoads16 = 0;
   void add(const KernelStats &other);
 };
 

@@ -18,58 +18,10 @@
 
 namespace gpusim {
 
+/// Every instruction the simulator runs (Opcodes.def).
 enum class Op : uint8_t {
-  Ld,
-  St,
-  Mov,
-  Cvta,
-  CvtaTo,
-  Add,
-  Sub,
-  Mul,
-  Mad,
-  Fma,
-  Div,
-  Rem,
-  Rcp,
-  Sqrt,
-  Rsqrt,
-  Ex2,
-  Lg2,
-  Sin,
-  Cos,
-  Tanh,
-  Neg,
-  Abs,
-  Min,
-  Max,
-  Copysign,
-  Setp,
-  Selp,
-  Bfe,
-  Prmt,
-  And,
-  Or,
-  Xor,
-  Not,
-  Shl,
-  Shr,
-  Cvt,
-  Popc,
-  Clz,
-  Brev,
-  Bra,
-  Ret,
-  Exit,
-  Call,
-  BarSync,
-  Ldmatrix,
-  Mma,
-  CpAsync,
-  CpAsyncCommit,
-  CpAsyncWait,
-  Shfl,
-  Membar,
+#define OPCODE(name, text, handler, reach) name,
+#include "Opcodes.def"
 };
 
 enum class Type : uint8_t {
@@ -207,6 +159,7 @@ struct Operand {
     Address, // [reg + imm] or [imm]: reg is kNoReg for an absolute address
     Vector,  // regs[first .. first+count) of Instruction::vectorRegs
     Label,   // imm: the target instruction's index
+    Targets, // imm: the index of a list in Function::branchTargets
     Sink,    // "_": the value is dropped
   };
   Kind kind = None;
@@ -261,6 +214,8 @@ struct Function {
   uint32_t sharedBytes = 0;   // static .shared variables it can see
   uint32_t maxThreads = 0;    // .maxntid or .reqntid, 0 when not given
   std::vector<Instruction> code;
+  // brx.idx's lists of target instructions (.branchtargets).
+  std::vector<std::vector<uint32_t>> branchTargets;
   std::vector<uint32_t> vectorRegs; // Operand::Vector's registers
   std::vector<Type> regTypes;
   bool usesCalls = false;

@@ -124,33 +124,15 @@ bool specialNamed(const std::string &name, Special &special) {
 }
 
 bool opNamed(const std::string &name, Op &op) {
-  static const std::unordered_map<std::string, Op> ops = {
-      {"ld", Op::Ld},           {"st", Op::St},
-      {"mov", Op::Mov},         {"cvta", Op::Cvta},
-      {"add", Op::Add},         {"sub", Op::Sub},
-      {"mul", Op::Mul},         {"mad", Op::Mad},
-      {"fma", Op::Fma},         {"div", Op::Div},
-      {"rem", Op::Rem},         {"rcp", Op::Rcp},
-      {"sqrt", Op::Sqrt},       {"rsqrt", Op::Rsqrt},
-      {"ex2", Op::Ex2},         {"lg2", Op::Lg2},
-      {"sin", Op::Sin},         {"cos", Op::Cos},
-      {"tanh", Op::Tanh},       {"neg", Op::Neg},
-      {"abs", Op::Abs},         {"min", Op::Min},
-      {"max", Op::Max},         {"copysign", Op::Copysign},
-      {"setp", Op::Setp},       {"selp", Op::Selp},
-      {"bfe", Op::Bfe},         {"and", Op::And},
-      {"or", Op::Or},           {"xor", Op::Xor},
-      {"not", Op::Not},         {"shl", Op::Shl},
-      {"shr", Op::Shr},         {"cvt", Op::Cvt},
-      {"popc", Op::Popc},       {"clz", Op::Clz},
-      {"brev", Op::Brev},       {"bra", Op::Bra},
-      {"ret", Op::Ret},         {"exit", Op::Exit},
-      {"call", Op::Call},       {"bar", Op::BarSync},
-      {"barrier", Op::BarSync}, {"ldmatrix", Op::Ldmatrix},
-      {"mma", Op::Mma},         {"cp", Op::CpAsync},
-      {"shfl", Op::Shfl},       {"membar", Op::Membar},
-      {"fence", Op::Membar},    {"prmt", Op::Prmt},
-  };
+  static const std::unordered_map<std::string, Op> ops = [] {
+    std::unordered_map<std::string, Op> named;
+#define OPCODE(name, text, handler, reach)                                     \
+  if (*text)                                                                   \
+    named.emplace(text, Op::name);
+#define OPCODE_ALIAS(text, name) named.emplace(text, Op::name);
+#include "Opcodes.def"
+    return named;
+  }();
   return lookup(ops, name, op);
 }
 
@@ -201,6 +183,16 @@ private:
     uint32_t line;
   };
   std::vector<Fixup> labelFixups;
+  // .branchtargets lists by name, and brx.idx operands naming them.
+  std::unordered_map<std::string, uint32_t> targetLists;
+  std::vector<Fixup> listFixups;
+  // Each list entry's label: list, entry, name, line.
+  struct TargetFixup {
+    uint32_t list, entry;
+    std::string name;
+    uint32_t line;
+  };
+  std::vector<TargetFixup> targetFixups;
   struct CallFixup {
     Function *caller;
     uint32_t instruction;
@@ -256,6 +248,8 @@ private:
   bool parseParams(std::vector<Function::Param> &params, uint32_t &bytes);
   bool parseParamDecl(Function::Param &param, uint32_t &bytes);
   bool parseBody();
+  /// The list of labels after `name: .branchtargets`, to its `;`.
+  bool parseBranchTargets(const std::string &name);
   bool parseVariable(Space space, bool atModuleScope, bool isExtern);
   bool parseRegisters();
   bool parseInstruction();
@@ -534,6 +528,9 @@ bool Parser::parseFunction(bool isKernel) {
   variableScopes.assign(1, {});
   labels.clear();
   labelFixups.clear();
+  targetLists.clear();
+  listFixups.clear();
+  targetFixups.clear();
   for (const Function::Param &param : params)
     variableScopes[0][param.name] = {isKernel ? Space::Param : Space::Frame,
                                      param.offset};
@@ -547,25 +544,43 @@ bool Parser::parseFunction(bool isKernel) {
 
 bool Parser::finishFunction() {
   Function &fn = *function;
-  for (const Fixup &fixup : labelFixups) {
-    auto found = labels.find(fixup.name);
-    if (found == labels.end()) {
+  // The value `name` has in `names`, into `slot`; false, with the error
+  // set, when it has none.
+  auto resolve = [&](const std::unordered_map<std::string, uint32_t> &names,
+                     const std::string &name, uint32_t line, const char *what,
+                     auto &slot) {
+    auto found = names.find(name);
+    if (found == names.end()) {
       char message[300];
-      std::snprintf(message, sizeof(message),
-                    "line %u: branch to unknown label '%s'", fixup.line,
-                    fixup.name.c_str());
+      std::snprintf(message, sizeof(message), "line %u: %s '%s'", line, what,
+                    name.c_str());
       error = message;
       return false;
     }
-    fn.code[fixup.instruction].operands[fixup.operand].imm = found->second;
-  }
+    slot = found->second;
+    return true;
+  };
+  for (const Fixup &fixup : labelFixups)
+    if (!resolve(labels, fixup.name, fixup.line, "branch to unknown label",
+                 fn.code[fixup.instruction].operands[fixup.operand].imm))
+      return false;
+  for (const Fixup &fixup : listFixups)
+    if (!resolve(targetLists, fixup.name, fixup.line,
+                 "brx.idx names no .branchtargets list",
+                 fn.code[fixup.instruction].operands[fixup.operand].imm))
+      return false;
+  for (const TargetFixup &fixup : targetFixups)
+    if (!resolve(labels, fixup.name, fixup.line,
+                 ".branchtargets names unknown label",
+                 fn.branchTargets[fixup.list][fixup.entry]))
+      return false;
   // Falling off the end (or branching to it) returns.
   bool labelAtEnd = false;
   for (const auto &label : labels)
     labelAtEnd |= label.second == fn.code.size();
   if (fn.code.empty() || labelAtEnd ||
       (fn.code.back().op != Op::Ret && fn.code.back().op != Op::Exit &&
-       fn.code.back().op != Op::Bra)) {
+       fn.code.back().op != Op::Bra && fn.code.back().op != Op::BrxIdx)) {
     Instruction ret{};
     ret.op = Op::Ret;
     ret.line = fn.code.empty() ? peek().line : fn.code.back().line;
@@ -775,12 +790,33 @@ bool Parser::parseBody() {
     if (token.kind == Token::Ident && peek(1).text == ":") {
       std::string label = next().text;
       next();
+      if (peek().text == ".branchtargets") {
+        if (!parseBranchTargets(label))
+          return false;
+        continue;
+      }
       labels[label] = uint32_t(function->code.size());
       continue;
     }
     if (!parseInstruction())
       return false;
   }
+}
+
+bool Parser::parseBranchTargets(const std::string &name) {
+  uint32_t line = next().line;
+  if (targetLists.count(name))
+    return fail(".branchtargets list '%s' is declared twice", name.c_str());
+  uint32_t list = uint32_t(function->branchTargets.size());
+  targetLists[name] = list;
+  std::vector<uint32_t> &targets = function->branchTargets.emplace_back();
+  do {
+    if (peek().kind != Token::Ident)
+      return fail("expected a label in .branchtargets '%s'", name.c_str());
+    targetFixups.push_back({list, uint32_t(targets.size()), next().text, line});
+    targets.push_back(0);
+  } while (accept(","));
+  return expect(";");
 }
 
 bool Parser::parseOpcode(const std::string &text, Instruction &instruction) {
@@ -802,6 +838,8 @@ bool Parser::parseOpcode(const std::string &text, Instruction &instruction) {
   std::vector<Type> types;
   bool sawCompare = false;
   Op op = instruction.op;
+  if (op == Op::BrxIdx && (parts.size() < 2 || parts[1] != "idx"))
+    return unsupported("");
   if (op == Op::CpAsync) {
     // cp.async.{ca,cg}.shared.global, cp.async.commit_group,
     // cp.async.wait_group, cp.async.wait_all.
@@ -885,9 +923,11 @@ bool Parser::parseOpcode(const std::string &text, Instruction &instruction) {
                 part == "lu" || part == "cv" || part == "wb" || part == "wt" ||
                 part == "volatile" || part == "weak" || part == "relaxed" ||
                 part == "cta" || part == "gpu" || part == "sys")) {
-    } else if ((op == Op::Bra || op == Op::Call || op == Op::Ret) &&
+    } else if ((op == Op::Bra || op == Op::BrxIdx || op == Op::Call ||
+                op == Op::Ret) &&
                part == "uni") {
       instruction.uni = true;
+    } else if (op == Op::BrxIdx && i == 1 && part == "idx") {
     } else if (op == Op::BarSync && (part == "sync" || part == "aligned")) {
     } else if (op == Op::Ldmatrix &&
                (part == "sync" || part == "aligned" || part == "m8n8")) {
@@ -1085,6 +1125,13 @@ bool Parser::parseOperand(Instruction &instruction, Operand &operand) {
         return fail("unsupported special register '%s'", name.c_str());
     return fail("unknown register '%s'", name.c_str());
   }
+  if (instruction.op == Op::BrxIdx && instruction.numOperands == 1) {
+    operand.kind = Operand::Targets;
+    listFixups.push_back({uint32_t(function->code.size()),
+                          uint32_t(instruction.numOperands), name,
+                          peek().line});
+    return true;
+  }
   if (instruction.op == Op::Bra) {
     operand.kind = Operand::Label;
     labelFixups.push_back({uint32_t(function->code.size()),
@@ -1232,6 +1279,16 @@ bool Parser::check(const Instruction &in, const std::string &opcode) {
       return false;
     if (kindOf(0) != Operand::Label)
       return bad("the target must be a label");
+    break;
+  case Op::BrxIdx:
+    needsType = false;
+    if (!count(2, 2))
+      return false;
+    if (kindOf(0) != Operand::Reg ||
+        typeBytes(function->regTypes[in.operands[0].reg]) != 4)
+      return bad("the index must be a 32-bit register");
+    if (kindOf(1) != Operand::Targets)
+      return bad("the targets must be a .branchtargets list");
     break;
   case Op::Ret:
   case Op::Exit:

@@ -37,8 +37,20 @@ private:
 };
 
 bool endsBlock(const Instruction &instruction) {
-  return instruction.op == Op::Bra || instruction.op == Op::Ret ||
-         instruction.op == Op::Exit;
+  return instruction.op == Op::Bra || instruction.op == Op::BrxIdx ||
+         instruction.op == Op::Ret || instruction.op == Op::Exit;
+}
+
+bool isBranch(const Instruction &instruction) {
+  return instruction.op == Op::Bra || instruction.op == Op::BrxIdx;
+}
+
+/// Where a branch may go: its label, or each of brx.idx's targets.
+std::vector<uint32_t> targetsOf(const Function &function,
+                                const Instruction &branch) {
+  if (branch.op == Op::Bra)
+    return {uint32_t(branch.operands[0].imm)};
+  return function.branchTargets[branch.operands[1].imm];
 }
 
 } // namespace
@@ -50,8 +62,9 @@ void computeReconvergence(Function &function) {
   std::vector<bool> leader(size + 1, false);
   leader[0] = true;
   for (uint32_t i = 0; i < size; ++i) {
-    if (code[i].op == Op::Bra)
-      leader[code[i].operands[0].imm] = true;
+    if (isBranch(code[i]))
+      for (uint32_t target : targetsOf(function, code[i]))
+        leader[target] = true;
     if (endsBlock(code[i]))
       leader[i + 1] = true;
   }
@@ -68,8 +81,9 @@ void computeReconvergence(Function &function) {
     uint32_t last = (b + 1 < blocks ? start[b + 1] : size) - 1;
     const Instruction &end = code[last];
     bool fallsThrough = true;
-    if (end.op == Op::Bra) {
-      successors[b].push_back(blockOf[end.operands[0].imm]);
+    if (isBranch(end)) {
+      for (uint32_t target : targetsOf(function, end))
+        successors[b].push_back(target < size ? blockOf[target] : exit);
       fallsThrough = end.guard != kNoReg;
     } else if (end.op == Op::Ret || end.op == Op::Exit) {
       successors[b].push_back(exit);
@@ -102,7 +116,7 @@ void computeReconvergence(Function &function) {
     counts[b] = postDominators[b].count();
   for (size_t b = 0; b < blocks; ++b) {
     uint32_t last = (b + 1 < blocks ? start[b + 1] : size) - 1;
-    if (code[last].op != Op::Bra)
+    if (!isBranch(code[last]))
       continue;
     size_t best = exit, bestCount = 0;
     for (size_t candidate = 0; candidate <= blocks; ++candidate) {

@@ -7,8 +7,8 @@
 
 namespace gpusim {
 
-/// Sets each branch's `reconverge` to the first instruction of the
-/// immediate post-dominator of its block (code.size() when that is the
+/// Sets each branch's (bra, brx.idx) `reconverge` to the first instruction of
+/// the immediate post-dominator of its block (code.size() when that is the
 /// function's exit), the point where the SIMT stack merges the lanes that
 /// took the branch with those that did not.
 void computeReconvergence(Function &function);

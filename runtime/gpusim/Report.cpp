@@ -15,7 +15,8 @@ void writeStats(std::FILE *file, const KernelStats &stats) {
       "\"mma_sync\": %llu, \"tensor_core_flops\": %llu, "
       "\"global_load_bytes\": %llu, \"global_store_bytes\": %llu, "
       "\"shared_load_bytes\": %llu, \"shared_store_bytes\": %llu, "
-      "\"shared_bank_conflicts\": %llu, \"max_thread_instructions\": %llu}",
+      "\"shared_bank_conflicts\": %llu, \"max_thread_instructions\": %llu, "
+      "\"global_loads\": %llu, \"global_loads_16_bytes\": %llu}",
       (unsigned long long)stats.launches, (unsigned long long)stats.threads,
       (unsigned long long)stats.warpInstructions,
       (unsigned long long)stats.mmaInstructions,
@@ -26,7 +27,9 @@ void writeStats(std::FILE *file, const KernelStats &stats) {
       (unsigned long long)stats.sharedLoadBytes,
       (unsigned long long)stats.sharedStoreBytes,
       (unsigned long long)stats.sharedBankConflicts,
-      (unsigned long long)stats.maxThreadInstructions);
+      (unsigned long long)stats.maxThreadInstructions,
+      (unsigned long long)stats.globalLoads,
+      (unsigned long long)stats.globalLoads16);
 }
 
 } // namespace

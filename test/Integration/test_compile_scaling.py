@@ -70,7 +70,10 @@ def test_cuda_kernels_do_not_grow_with_depth(tmp_path):
         return len(re.findall(r"gpu\.launch_func ", text))
 
     assert len(kernels(one)) > 20
-    assert len(kernels(two)) <= len(kernels(one)) + 4
+    # A second block adds the kernels where blocks meet (the first block's
+    # input, the launches merged across the boundary), a few; more blocks
+    # add none.
+    assert len(kernels(two)) <= len(kernels(one)) + 8
     assert len(kernels(four)) == len(kernels(two))
     assert launches(four) > 3 * launches(one)
 

@@ -1327,7 +1327,8 @@ def test_counters(tmp_path):
         "global_store_bytes": 2 * 2 * 64 * 4,  # not the predicated-off one
         "shared_load_bytes": 0, "shared_store_bytes": 0,
         "shared_bank_conflicts": 0,
-        "max_thread_instructions": COUNTED_WARP + 2}
+        "max_thread_instructions": COUNTED_WARP + 2,
+        "global_loads": 2 * 2 * 64, "global_loads_16_bytes": 0}
 
     # One warp: A (16 B), B (8 B) and C (16 B) in per lane, D (16 B) out.
     assert kernels["mma_f16"] == {
@@ -1338,7 +1339,9 @@ def test_counters(tmp_path):
         "global_store_bytes": 32 * 16,
         "shared_load_bytes": 0, "shared_store_bytes": 0,
         "shared_bank_conflicts": 0,
-        "max_thread_instructions": MMA_KERNEL_INSTRUCTIONS}
+        "max_thread_instructions": MMA_KERNEL_INSTRUCTIONS,
+        # A and C in one 16-byte load each, B in an 8-byte one.
+        "global_loads": 32 * 3, "global_loads_16_bytes": 32 * 2}
 
     # 2 ld.param, mov, mul, 2 add, mov, cp.async, commit_group, wait_group,
     # ld.shared, add, st, ret; the copy counts as a global load and, when
@@ -1348,7 +1351,8 @@ def test_counters(tmp_path):
         "mma_sync": 0, "tensor_core_flops": 0,
         "global_load_bytes": 128, "global_store_bytes": 128,
         "shared_load_bytes": 128, "shared_store_bytes": 128,
-        "shared_bank_conflicts": 0, "max_thread_instructions": 14}
+        "shared_bank_conflicts": 0, "max_thread_instructions": 14,
+        "global_loads": 32, "global_loads_16_bytes": 0}
 
     for name, width, stride, conflicts in SHARED_PATTERNS:
         stats = kernels[name]

@@ -2,8 +2,10 @@
 kernel on the GPU simulator, against the CPU backend; and the simulator's
 counters of those kernels against figures computed by hand from the
 kernel's design (a block of 4 warps computes a 64x64 tile, 32-deep K steps,
-two m16n8k16 mma.sync per warp and 16-column slice, the epilogue adds each
-sum to its f32 output element once)."""
+two m16n8k16 mma.sync per warp and 16-column slice, tiles copied in 16-byte
+pieces where the operand is contiguous along K or its rows in multiples of
+8, the epilogue writes each sum to its f32 output element once over the
+zeros a fill would have written)."""
 import json
 import math
 import os
@@ -82,11 +84,12 @@ for seed, name in enumerate(sorted(model.functions)):
 """
 
 
-def expected_gemm_counters(m, n, k, element_bytes):
-    """The GEMM kernel's figures for C[m,n] += A[m,k] B[k,n]: one block per
-    64x64 tile of C; each block loads its A rows and B columns once per K
-    step (elements past an edge are zeros, not loads) and reads and writes
-    each of its C elements once."""
+def expected_gemm_counters(m, n, k, element_bytes, pieces):
+    """The GEMM kernel's figures for C[m,n] = A[m,k] B[k,n] (row-major A
+    and B): one block per 64x64 tile of C; each block loads its A rows and
+    B columns once per K step (elements past an edge are zeros, not loads),
+    in 16-byte pieces when `pieces` (A along K, B along N), else element by
+    element, and writes each of its C elements once."""
     blocks_m, blocks_n = math.ceil(m / 64), math.ceil(n / 64)
     blocks, k_steps = blocks_m * blocks_n, math.ceil(k / 32)
     # A warp's 32x32 tile is 2x4 m16n8 tiles; LLVM deletes the mma of a
@@ -100,12 +103,16 @@ def expected_gemm_counters(m, n, k, element_bytes):
         "mma_sync": mma,
         "tensor_core_flops": mma * 2 * 16 * 8 * 16,
         "global_load_bytes": (m * k * blocks_n + k * n * blocks_m) *
-                             element_bytes + m * n * 4,
+                             element_bytes,
+        "global_loads": (m * k * blocks_n + k * n * blocks_m) //
+                        (8 if pieces else 1),
+        "global_loads_16_bytes": (m * k * blocks_n + k * n * blocks_m) // 8
+                                 if pieces else 0,
         "global_store_bytes": m * n * 4,
         # Each K step stores a 64x32 A tile and a 32x64 B tile in shared
         # memory; each warp reads them with ldmatrix (x4 for A twice, x2 for
-        # B four times per 16-deep slice), without bank conflicts (the tiles'
-        # rows are padded to 40 elements).
+        # B four times per 16-deep slice), without bank conflicts (the 16-byte
+        # pieces of a row are permuted by the row).
         "shared_store_bytes": blocks * k_steps * 2 * 64 * 32 * 2,
         "shared_load_bytes": blocks * k_steps * 4 * 2 * (2 * 512 + 4 * 256),
         "shared_bank_conflicts": 0,
@@ -123,13 +130,13 @@ def test_gemm_counters_match_the_kernel_design(libraries, tmp_path):
     cpu = mixprec.Model(libraries["cpu"])
     for name in cpu.functions:
         assert kernels[name + "_gemm_0"]["mma_sync"] > 0, name
-    for name, (m, n, k, element_bytes) in {
-            "matmul_f16_64x64x64": (64, 64, 64, 2),
-            "matmul_bf16_37x53x29": (37, 29, 53, 2),
-            "matmul_f16_128x96x160": (128, 160, 96, 2),
-            "matmul_bf16_257x129x65": (257, 65, 129, 2),
-            "matmul_f16_1x17x1": (1, 1, 17, 2)}.items():
+    for name, (m, n, k, element_bytes, pieces) in {
+            "matmul_f16_64x64x64": (64, 64, 64, 2, True),
+            "matmul_bf16_37x53x29": (37, 29, 53, 2, False),
+            "matmul_f16_128x96x160": (128, 160, 96, 2, True),
+            "matmul_bf16_257x129x65": (257, 65, 129, 2, False),
+            "matmul_f16_1x17x1": (1, 1, 17, 2, False)}.items():
         counted = kernels[name + "_gemm_0"]
-        for key, value in expected_gemm_counters(m, n, k,
-                                                 element_bytes).items():
+        for key, value in expected_gemm_counters(m, n, k, element_bytes,
+                                                 pieces).items():
             assert counted[key] == value, (name, key, counted[key], value)

@@ -391,17 +391,26 @@ def MixprecGpuTensorCoreGemm
     The op's loops are grouped by where they appear: parallel loops that
     index only the first input are M, only the second input N, both or
     neither a batch; reduction loops are K. A block of 128 threads (four
-    warps, 2x2) computes a 64x64 tile of (M, N) for one batch index:
-    for each 32-wide K step it loads the A tile (64x32) and the B tile
-    (stored N-major, 64x32) into shared memory through the op's own
-    indexing maps -- so any layout, transposed operand, stride, dilation
-    or padding-free convolution works -- with zeros past the edges; each
-    warp then loads fragments with `ldmatrix` (x4 for A, x2 for B) and
-    issues eight `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}` per
-    16-deep slice, accumulating in f32 registers. The epilogue adds the
-    f32 sums to the output's initial value once, masking rows and columns
-    past M and N: every shape is exact up to f32 summation order
-    (docs/design.md §4). A reduction loop must not index the output.
+    warps, 2x2) computes a 64x64 tile of (M, N) for one batch index, in
+    32-deep K steps through a three-stage pipeline in shared memory: while
+    the tensor cores work on one step's tiles, the next two steps' load.
+    An operand whose buffer is contiguous along the innermost loop of K, or
+    of its rows (M for A, N for B), with that loop's trip count, the other
+    strides and the offset multiples of 8, is copied in 16-byte
+    `cp.async` pieces (stored [rows][K], or [K][rows] and read with
+    `ldmatrix.trans`), zero-filled past the edges; any other operand --
+    any layout, transposed operand, stride, dilation or padding-free
+    convolution -- is loaded element by element through the op's own
+    indexing map. The 16-byte pieces of each shared row are permuted by
+    the row (XOR), so neither the copies nor `ldmatrix` meet a bank
+    conflict. Each warp loads fragments with `ldmatrix` (x4 for A, x2 for
+    B) and issues eight `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}`
+    per 16-deep slice, accumulating in f32 registers. The epilogue writes
+    the f32 sums once, masking rows and columns past M and N: over an
+    output a `linalg.fill` of +0.0 just wrote (the fill goes), or added to
+    the output's values otherwise. Every shape is exact up to f32
+    summation order (docs/design.md §4). A reduction loop must not index
+    the output.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<37x53xf16>, memref<53x29xf16>)
@@ -472,6 +481,50 @@ def MixprecGpuMapToKernels
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def MixprecGpuMergeKernels
+    : Pass<"mixprec-gpu-merge-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Launch kernels that can run together as one";
+  let description = [{
+    A launch costs microseconds of the host and the GPU however little the
+    kernel does, and a train step of a small model is hundreds of small
+    kernels. This pass schedules a host function's launches again by the
+    buffers they read and write (a view counts as the buffer it views;
+    distinct buffers never overlap: each argument of a CUDA call has a
+    device buffer of its own) and launches together what it can:
+
+    - kernels independent of each other side by side, each on blocks of its
+      own of one grid (a block runs the kernel whose range holds its index,
+      as that kernel's block);
+    - or kernels of one block in one block: those ready at once, then those
+      that depend only on them, each past a barrier when it depends on one
+      before it, as long as one thread's work (`max-thread-cost` ops, loops
+      counted by their trips) stays small.
+
+    It repeats: launch what cannot share a launch (a GEMM) as soon as what
+    it depends on is done, then merge what is ready -- in one block when
+    kernels follow there, side by side otherwise. A launch is never both: in
+    a grid whose blocks branch on their index and on their threads, LLVM
+    may thread those branches so that a warp reaches a barrier along two
+    paths, which an `.aligned` barrier forbids. Kernels keep their code and the threads of each keep their
+    indices, so every result is the same bits. A host op with unknown
+    effects keeps its place, and launches are scheduled on each side of it.
+    Allocations, views and constants move down to just before their first
+    user: buffers live no longer than before.
+
+    Kernels that synchronize their threads (barriers, shuffles) or whose
+    grids are not one-dimensional keep launches of their own.
+  }];
+  let options = [
+    Option<"maxThreadCost", "max-thread-cost", "int64_t",
+           /*default=*/"1024",
+           "Most ops one thread of a block runs for kernels in a row">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

@@ -6,7 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ThreadCost.h"
+
 #include "mixprec/Codegen/Passes.h"
+#include "mixprec/Codegen/ViewedBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -49,35 +52,6 @@ struct Segment {
   bool inPrologue = false;
 };
 
-/// About how many ops one thread runs for `op`: loops with constant bounds
-/// count their trips.
-int64_t serialCost(Operation *op) {
-  int64_t body = 0;
-  for (Region &region : op->getRegions())
-    for (Operation &inner : region.getOps())
-      body += serialCost(&inner);
-  int64_t trips = 1;
-  if (auto loop = dyn_cast<scf::ForOp>(op)) {
-    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()),
-                           upper = getConstantIntValue(loop.getUpperBound()),
-                           step = getConstantIntValue(loop.getStep());
-    if (lower && upper && step && *step > 0 && *upper > *lower)
-      trips = llvm::divideCeil(*upper - *lower, *step);
-  }
-  return 1 + trips * body;
-}
-
-/// The most serialCost one one-thread kernel gathers from consecutive
-/// scalar code: a few thousand instructions.
-constexpr int64_t kMaxRunCost = 1024;
-
-/// The buffer a view of `buffer` is a view of, through any number of views.
-Value rootBuffer(Value buffer) {
-  while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
-    buffer = view.getViewSource();
-  return buffer;
-}
-
 /// Whether each thread of `loop` can compute `ops` itself, instead of a
 /// one-thread kernel before it: they only load scalars and compute on them
 /// (the reads of a condition or a scale), all they compute is read by
@@ -87,7 +61,7 @@ bool computableByEachThread(ArrayRef<Operation *> ops, scf::ParallelOp loop) {
   DenseSet<Value> read;
   for (Operation *op : ops) {
     if (auto load = dyn_cast<memref::LoadOp>(op))
-      read.insert(rootBuffer(load.getMemRef()));
+      read.insert(mixprec::viewedBuffer(load.getMemRef()));
     else if (op->getNumRegions() != 0 || !isPure(op))
       return false;
     for (Operation *user : op->getUsers()) {
@@ -98,7 +72,7 @@ bool computableByEachThread(ArrayRef<Operation *> ops, scf::ParallelOp loop) {
   }
   WalkResult writes = loop.walk([&](Operation *op) {
     if (auto store = dyn_cast<memref::StoreOp>(op))
-      return read.contains(rootBuffer(store.getMemRef()))
+      return read.contains(mixprec::viewedBuffer(store.getMemRef()))
                  ? WalkResult::interrupt()
                  : WalkResult::advance();
     // Any other write (a copy, an atomic) might reach them.
@@ -315,8 +289,8 @@ LogicalResult KernelMapper::run() {
       continue;
     }
     // A run stops growing before one thread would run too long.
-    int64_t cost = serialCost(&op);
-    if (!inRun || runCost + cost > kMaxRunCost) {
+    int64_t cost = mixprec::serialCost(&op);
+    if (!inRun || runCost + cost > mixprec::kMaxThreadCost) {
       segments.emplace_back();
       runCost = 0;
     }

@@ -1,14 +1,16 @@
 //===- TensorCoreGemm.cpp - 16-bit contractions as mma.sync kernels -------===//
 //
 // Every multiply-accumulate linalg op with two f16 (or two bf16) inputs
-// becomes a launch of a kernel built here: shared-memory tiles filled
-// through the op's indexing maps, `ldmatrix` fragments, and
+// becomes a launch of a kernel built here: shared-memory tiles filled by
+// 16-byte cp.async copies in a three-stage pipeline (or element by element
+// through the op's indexing maps), `ldmatrix` fragments, and
 // `mma.sync.m16n8k16` with f32 accumulators (Passes.td has the layout).
 //
 //===----------------------------------------------------------------------===//
 
 #include "mixprec/Codegen/ContractionBody.h"
 #include "mixprec/Codegen/Passes.h"
+#include "mixprec/Codegen/ViewedBuffer.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/Utils.h"
@@ -23,6 +25,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mixprec {
@@ -39,9 +44,23 @@ namespace {
 constexpr int64_t kBlockM = 64, kBlockN = 64, kBlockK = 32;
 constexpr int64_t kThreads = 128, kWarpSize = 32;
 constexpr int64_t kWarpTilesM = 2, kWarpTilesN = 4;
-// Shared rows are padded by 8 elements: they stay 16-byte aligned for
-// ldmatrix and consecutive rows start in different banks.
-constexpr int64_t kSharedStride = kBlockK + 8;
+// Tiles of the next K steps load while the tensor cores work on this one.
+constexpr int64_t kStages = 3;
+// A 16-byte copy: 8 f16 or bf16 elements, as ldmatrix reads a row.
+constexpr int64_t kVector = 8;
+
+/// How one operand's tiles go from global to shared memory.
+enum class TileLayout {
+  /// Element by element through the indexing map, stored [rows][K].
+  Elements,
+  /// 16-byte cp.async copies along K, the buffer's contiguous dimension,
+  /// stored [rows][K]; ldmatrix reads rows of K.
+  KContiguous,
+  /// 16-byte cp.async copies along the rows (M for A, N for B), the
+  /// buffer's contiguous dimension, stored [K][rows]; ldmatrix.trans reads
+  /// them.
+  RowsContiguous,
+};
 
 enum class Role { Batch, M, N, K };
 
@@ -120,6 +139,68 @@ static std::optional<GemmLoops> matchGemm(linalg::LinalgOp op) {
   return loops;
 }
 
+/// How tiles of an operand of `type`, indexed by `map`, can be copied: in
+/// 16-byte pieces when the buffer's last dimension is contiguous, indexed
+/// by the innermost loop of K or of `rows` alone, that loop's trip count a
+/// multiple of 8, and every other stride and the offset multiples of 8
+/// (the buffer itself is 256-byte aligned): then 8 consecutive indices of
+/// the group from a multiple of 8 are 16 aligned bytes.
+static TileLayout tileLayout(MemRefType type, AffineMap map,
+                             const GemmLoops &loops, ArrayRef<unsigned> rows) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || offset % kVector != 0 ||
+      strides.back() != 1 ||
+      llvm::any_of(ArrayRef<int64_t>(strides).drop_back(), [](int64_t stride) {
+        return ShapedType::isDynamic(stride) || stride % kVector != 0;
+      }))
+    return TileLayout::Elements;
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!last)
+    return TileLayout::Elements;
+  unsigned loop = last.getPosition();
+  if (loops.bounds[loop] % kVector != 0 ||
+      llvm::any_of(map.getResults().drop_back(), [&](AffineExpr result) {
+        return result.isFunctionOfDim(loop);
+      }))
+    return TileLayout::Elements;
+  if (!loops.k.empty() && loops.k.back() == loop)
+    return TileLayout::KContiguous;
+  if (!rows.empty() && rows.back() == loop)
+    return TileLayout::RowsContiguous;
+  return TileLayout::Elements;
+}
+
+/// The linalg.fill of +0.0 into `op`'s output that comes before `op` with
+/// nothing between touching that buffer, or null: the kernel then writes
+/// its sums (each output element once; a sum of products from +0.0 is
+/// never -0.0, so the bits are those of adding) and the fill goes.
+static linalg::FillOp zeroFillOf(linalg::LinalgOp op) {
+  Value output = op.getDpsInitOperand(0)->get();
+  Value root = mixprec::viewedBuffer(output);
+  for (Operation *previous = op->getPrevNode(); previous;
+       previous = previous->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(previous);
+    if (fill && fill.getOutputs().front() == output)
+      return matchPattern(fill.getInputs().front(), m_PosZeroFloat())
+                 ? fill
+                 : linalg::FillOp();
+    if (isMemoryEffectFree(previous))
+      continue;
+    // A call, or anything that may reach the buffer, ends the search.
+    bool touches = isa<CallOpInterface>(previous);
+    previous->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        touches |= isa<MemRefType>(operand.getType()) &&
+                   mixprec::viewedBuffer(operand) == root;
+    });
+    if (touches)
+      return linalg::FillOp();
+  }
+  return linalg::FillOp();
+}
+
 /// The whole buffer `view` is a view of; `views` gets the view ops from it
 /// to `view`, outermost first. A kernel takes whole buffers (one pointer
 /// each, see --mixprec-gpu-outline-kernels) and makes the views itself.
@@ -135,16 +216,32 @@ static Value peelViews(Value view, SmallVectorImpl<Operation *> &views) {
   return view;
 }
 
+/// One input of the GEMM: its buffer in the kernel, indexing map, row
+/// loops (M for A, N for B), how its tiles are copied and their shared
+/// buffer ([kStages][kBlockM][kBlockK], or [kStages][kBlockK][kBlockM] when
+/// its rows are contiguous).
+struct TileOperand {
+  Value buffer;
+  AffineMap map;
+  ArrayRef<unsigned> rows;
+  TileLayout layout;
+  Value shared;
+};
+
 /// Builds the kernel body for one contraction.
 class GemmKernelBuilder {
 public:
+  /// `accumulate`: the sums are added to the output's values, else they
+  /// replace them (the output held zeros).
   GemmKernelBuilder(OpBuilder &b, Location loc, const GemmLoops &loops,
-                    ArrayRef<AffineMap> maps, Type element)
-      : b(b), loc(loc), loops(loops), maps(maps), element(element) {}
+                    ArrayRef<AffineMap> maps, Type element, bool accumulate)
+      : b(b), loc(loc), loops(loops), maps(maps), element(element),
+        accumulate(accumulate) {}
 
   /// Fills `kernel`, whose arguments are the whole buffers of A, B and the
   /// output; `views` are the view ops from each to the op's operand.
-  void build(gpu::GPUFuncOp kernel, ArrayRef<SmallVector<Operation *>> views);
+  void build(gpu::GPUFuncOp kernel, ArrayRef<SmallVector<Operation *>> views,
+             ArrayRef<TileLayout> layouts);
 
 private:
   /// The index constant `value`, made once at the top of the kernel.
@@ -193,8 +290,23 @@ private:
     return *affine::expandAffineMap(b, loc, map, values);
   }
 
-  void loadTile(Value operand, AffineMap map, ArrayRef<unsigned> rows,
-                Value rowStart, Value kStart, Value shared, Value thread);
+  Value xorIndex(Value x, Value y) {
+    return widen(arith::XOrIOp::create(b, loc, narrow(x), narrow(y)));
+  }
+  /// Where element (row, column) of a tile lives in its shared buffer:
+  /// the 16-byte pieces of a row are permuted (XOR) by the row, so that
+  /// the 8 rows one ldmatrix reads, and the pieces a quarter warp writes,
+  /// fall in different banks without padding.
+  SmallVector<Value> sharedIndices(const TileOperand &tile, Value stage,
+                                   Value row, Value column);
+  /// Copies the tile of `tile` at (rowStart, kStart) into `stage`, zeros
+  /// past the edges of its rows and of K.
+  void copyTile(const TileOperand &tile, Value rowStart, Value kStart,
+                Value stage, Value thread);
+  /// The ldmatrix fragment of `tile` (x4 for A: 16 rows; x2 for B: 8) at
+  /// rows from `rowStart` and K from `kStart` within the tile.
+  Value fragment(const TileOperand &tile, int64_t matrices, Value stage,
+                 Value rowStart, int64_t kStart, Value lane);
   Value mma(Value a, Value bFragment, Value accumulator);
   void storeResults(Value output, ArrayRef<Value> accumulators, Value mStart,
                     Value nStart, Value warpM, Value warpN, Value lane);
@@ -204,43 +316,112 @@ private:
   const GemmLoops &loops;
   ArrayRef<AffineMap> maps;
   Type element;
+  bool accumulate;
   /// Loop values every access uses: batch indices, zeros elsewhere.
   SmallVector<Value> base;
   Block *entry = nullptr;
   DenseMap<int64_t, Value> constants;
 };
 
-/// Fills a (rows x kBlockK) shared tile from `operand`, zero past the
-/// edges of the rows' group and of K.
-void GemmKernelBuilder::loadTile(Value operand, AffineMap map,
-                                 ArrayRef<unsigned> rows, Value rowStart,
-                                 Value kStart, Value shared, Value thread) {
-  int64_t rowCount = loops.size(rows), kCount = loops.size(loops.k);
-  static_assert(kBlockM == kBlockN, "one tile loader for A and B");
-  int64_t perThread = kBlockM * kBlockK / kThreads;
-  for (int64_t i = 0; i < perThread; ++i) {
-    Value linear = add(index(i * kThreads), thread);
-    Value row = div(linear, kBlockK), column = rem(linear, kBlockK);
+SmallVector<Value> GemmKernelBuilder::sharedIndices(const TileOperand &tile,
+                                                    Value stage, Value row,
+                                                    Value column) {
+  // Stored [K][rows] (8 pieces a row) or [rows][K] (4 pieces a row, two
+  // rows across the 32 banks).
+  bool kRows = tile.layout == TileLayout::RowsContiguous;
+  Value storedRow = kRows ? column : row, storedColumn = kRows ? row : column;
+  Value pattern = kRows ? rem(storedRow, kVector) : rem(div(storedRow, 2), 4);
+  Value piece = xorIndex(div(storedColumn, kVector), pattern);
+  return {stage, storedRow,
+          add(mul(piece, kVector), rem(storedColumn, kVector))};
+}
+
+void GemmKernelBuilder::copyTile(const TileOperand &tile, Value rowStart,
+                                 Value kStart, Value stage, Value thread) {
+  int64_t rowCount = loops.size(tile.rows), kCount = loops.size(loops.k);
+  static_assert(kBlockM == kBlockN, "one tile copier for A and B");
+  // Whether the tile's element (row, column) lies inside, and its global
+  // position (row and K).
+  auto locate = [&](Value row, Value column) {
     Value globalRow = add(rowStart, row), globalK = add(kStart, column);
     Value inside = arith::AndIOp::create(b, loc, less(globalRow, rowCount),
                                          less(globalK, kCount));
-    auto branch = scf::IfOp::create(b, loc, element, inside, true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(branch.thenBlock());
-      SmallVector<Value> values(base);
-      delinearize(globalRow, rows, values);
-      delinearize(globalK, loops.k, values);
-      Value loaded =
-          memref::LoadOp::create(b, loc, operand, apply(map, values));
-      scf::YieldOp::create(b, loc, loaded);
-      b.setInsertionPointToStart(branch.elseBlock());
-      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-      scf::YieldOp::create(b, loc, zero);
+    return std::make_tuple(inside, globalRow, globalK);
+  };
+  auto indicesAt = [&](Value globalRow, Value globalK) {
+    SmallVector<Value> values(base);
+    delinearize(globalRow, tile.rows, values);
+    delinearize(globalK, loops.k, values);
+    return apply(tile.map, values);
+  };
+
+  if (tile.layout == TileLayout::Elements) {
+    for (int64_t i = 0; i < kBlockM * kBlockK / kThreads; ++i) {
+      Value linear = add(index(i * kThreads), thread);
+      Value row = div(linear, kBlockK), column = rem(linear, kBlockK);
+      auto [inside, globalRow, globalK] = locate(row, column);
+      auto branch = scf::IfOp::create(b, loc, element, inside, true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(branch.thenBlock());
+        SmallVector<Value> indices = indicesAt(globalRow, globalK);
+        scf::YieldOp::create(
+            b, loc,
+            memref::LoadOp::create(b, loc, tile.buffer, indices).getResult());
+        b.setInsertionPointToStart(branch.elseBlock());
+        scf::YieldOp::create(
+            b, loc,
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(element))
+                .getResult());
+      }
+      memref::StoreOp::create(b, loc, branch.getResult(0), tile.shared,
+                              sharedIndices(tile, stage, row, column));
     }
-    memref::StoreOp::create(b, loc, branch.getResult(0), shared,
-                            ValueRange{row, column});
+    return;
   }
+  // 16-byte pieces: along K ([rows][K]) or along the rows ([K][rows]).
+  bool kRows = tile.layout == TileLayout::RowsContiguous;
+  int64_t piecesPerRow = (kRows ? kBlockM : kBlockK) / kVector;
+  for (int64_t i = 0; i < kBlockM * kBlockK / kVector / kThreads; ++i) {
+    Value linear = add(index(i * kThreads), thread);
+    Value storedRow = div(linear, piecesPerRow);
+    Value storedColumn = mul(rem(linear, piecesPerRow), kVector);
+    Value row = kRows ? storedColumn : storedRow;
+    Value column = kRows ? storedRow : storedColumn;
+    auto [inside, globalRow, globalK] = locate(row, column);
+    // Past an edge the copy reads nothing and writes zeros; its address is
+    // the first element's, a valid one.
+    SmallVector<Value> indices =
+        indicesAt(arith::SelectOp::create(b, loc, inside, globalRow, index(0)),
+                  arith::SelectOp::create(b, loc, inside, globalK, index(0)));
+    Value readElements =
+        arith::SelectOp::create(b, loc, inside, index(kVector), index(0));
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tile.shared, sharedIndices(tile, stage, row, column),
+        tile.buffer, indices, b.getIndexAttr(kVector), readElements,
+        b.getUnitAttr());
+  }
+}
+
+Value GemmKernelBuilder::fragment(const TileOperand &tile, int64_t matrices,
+                                  Value stage, Value rowStart, int64_t kStart,
+                                  Value lane) {
+  // Lane 8q + r gives row r of 8x8 matrix q: for x4, q = (rows 8(q%2) on,
+  // K 8(q/2) on); for x2, q = (rows 0 on, K 8q on).
+  Value matrix = rem(div(lane, 8), matrices), r = rem(lane, 8);
+  Value rowOffset = matrices == 4 ? mul(rem(matrix, 2), 8) : index(0);
+  Value kOffset = mul(matrices == 4 ? div(matrix, 2) : matrix, 8);
+  Value row = add(rowStart, rowOffset), column = add(index(kStart), kOffset);
+  // [rows][K]: the lane's row is a tile row; [K][rows]: a K row, and the
+  // transposing load gives the fragment of the same 8x8 matrix.
+  bool kRows = tile.layout == TileLayout::RowsContiguous;
+  if (kRows)
+    column = add(column, r);
+  else
+    row = add(row, r);
+  return nvgpu::LdMatrixOp::create(
+      b, loc, VectorType::get({matrices, 2}, element), tile.shared,
+      sharedIndices(tile, stage, row, column), kRows, matrices);
 }
 
 /// One m16n8k16 mma: `a` is an ldmatrix x4 fragment, `bFragment` an x2 one.
@@ -282,8 +463,8 @@ Value GemmKernelBuilder::mma(Value a, Value bFragment, Value accumulator) {
                                         sums);
 }
 
-/// Adds each accumulator element to its f32 output element, masked at the
-/// edges.
+/// Writes each accumulator element to its f32 output element (added to it
+/// when accumulating), masked at the edges.
 void GemmKernelBuilder::storeResults(Value output, ArrayRef<Value> accumulators,
                                      Value mStart, Value nStart, Value warpM,
                                      Value warpN, Value lane) {
@@ -309,14 +490,16 @@ void GemmKernelBuilder::storeResults(Value output, ArrayRef<Value> accumulators,
           delinearize(row, loops.m, values);
           delinearize(column, loops.n, values);
           SmallVector<Value> indices = apply(maps[2], values);
-          Value old = memref::LoadOp::create(b, loc, output, indices);
-          Value updated = arith::AddFOp::create(b, loc, old, sum);
-          memref::StoreOp::create(b, loc, updated, output, indices);
+          if (accumulate)
+            sum = arith::AddFOp::create(
+                b, loc, memref::LoadOp::create(b, loc, output, indices), sum);
+          memref::StoreOp::create(b, loc, sum, output, indices);
         }
 }
 
 void GemmKernelBuilder::build(gpu::GPUFuncOp kernel,
-                              ArrayRef<SmallVector<Operation *>> views) {
+                              ArrayRef<SmallVector<Operation *>> views,
+                              ArrayRef<TileLayout> layouts) {
   entry = &kernel.front();
   b.setInsertionPointToStart(entry);
   SmallVector<Value, 3> operands;
@@ -329,9 +512,14 @@ void GemmKernelBuilder::build(gpu::GPUFuncOp kernel,
     }
     operands.push_back(operand);
   }
-  Value a = operands[0], bOperand = operands[1], output = operands[2];
-  Value sharedA = kernel.getWorkgroupAttributions()[0];
-  Value sharedB = kernel.getWorkgroupAttributions()[1];
+  TileOperand a{operands[0], maps[0], loops.m, layouts[0],
+                kernel.getWorkgroupAttributions()[0]};
+  TileOperand bTile{operands[1], maps[1], loops.n, layouts[1],
+                    kernel.getWorkgroupAttributions()[1]};
+  Value output = operands[2];
+  bool copiesAsync = llvm::any_of(layouts, [](TileLayout layout) {
+    return layout != TileLayout::Elements;
+  });
 
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
@@ -344,45 +532,69 @@ void GemmKernelBuilder::build(gpu::GPUFuncOp kernel,
   base.assign(loops.bounds.size(), index(0));
   delinearize(batch, loops.batch, base);
 
+  // Stage s holds K step s mod kStages. Each K step's copies are one
+  // cp.async group: the first kStages - 1 go before the loop.
+  int64_t kSteps = llvm::divideCeil(loops.size(loops.k), kBlockK);
+  auto copyStep = [&](Value step) {
+    Value stage = rem(step, kStages), kStart = mul(step, kBlockK);
+    copyTile(a, mStart, kStart, stage, thread);
+    copyTile(bTile, nStart, kStart, stage, thread);
+  };
+  auto commit = [&] {
+    if (copiesAsync)
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  };
+  for (int64_t step = 0; step < kStages - 1; ++step) {
+    if (step < kSteps)
+      copyStep(index(step));
+    commit();
+  }
+
   VectorType accumulatorType = VectorType::get({2, 2}, b.getF32Type());
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accumulatorType, 0.0f));
   SmallVector<Value> initial(kWarpTilesM * kWarpTilesN, zero);
-  int64_t kCount = loops.size(loops.k);
-  auto kLoop = scf::ForOp::create(b, loc, index(0),
-                                  index(llvm::alignTo(kCount, kBlockK)),
-                                  index(kBlockK), initial);
+  auto kLoop =
+      scf::ForOp::create(b, loc, index(0), index(kSteps), index(1), initial);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
-    Value kStart = kLoop.getInductionVar();
-    loadTile(a, maps[0], loops.m, mStart, kStart, sharedA, thread);
-    loadTile(bOperand, maps[1], loops.n, nStart, kStart, sharedB, thread);
+    Value step = kLoop.getInductionVar();
+    // The step kStages - 1 ahead goes into the stage the last step read
+    // (every warp is past it: the barrier at the end of the last step).
+    Value ahead = add(step, index(kStages - 1));
+    auto prefetch = scf::IfOp::create(b, loc, less(ahead, kSteps));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(prefetch.thenBlock());
+      copyStep(ahead);
+    }
+    commit();
+    // All but the newest kStages - 1 groups landed: this step's tiles.
+    if (copiesAsync)
+      NVVM::CpAsyncWaitGroupOp::create(b, loc,
+                                       b.getI32IntegerAttr(kStages - 1));
+    // Every thread's copies, for every warp's ldmatrix.
     gpu::BarrierOp::create(b, loc);
+    Value stage = rem(step, kStages);
     SmallVector<Value> accumulators(kLoop.getRegionIterArgs());
-    Value aRow = rem(lane, 16), aColumn = mul(div(lane, 16), 8);
-    Value bRow = rem(lane, 8), bColumn = mul(rem(div(lane, 8), 2), 8);
     for (int64_t kk = 0; kk < kBlockK; kk += 16) {
       SmallVector<Value> aFragments, bFragments;
-      for (int64_t i = 0; i < kWarpTilesM; ++i) {
-        Value row = add(mul(warpM, kBlockM / 2), add(aRow, index(i * 16)));
-        aFragments.push_back(nvgpu::LdMatrixOp::create(
-            b, loc, VectorType::get({4, 2}, element), sharedA,
-            ValueRange{row, add(aColumn, index(kk))}, false, 4));
-      }
-      for (int64_t j = 0; j < kWarpTilesN; ++j) {
-        Value row = add(mul(warpN, kBlockN / 2), add(bRow, index(j * 8)));
-        bFragments.push_back(nvgpu::LdMatrixOp::create(
-            b, loc, VectorType::get({2, 2}, element), sharedB,
-            ValueRange{row, add(bColumn, index(kk))}, false, 2));
-      }
+      for (int64_t i = 0; i < kWarpTilesM; ++i)
+        aFragments.push_back(
+            fragment(a, 4, stage, add(mul(warpM, kBlockM / 2), index(i * 16)),
+                     kk, lane));
+      for (int64_t j = 0; j < kWarpTilesN; ++j)
+        bFragments.push_back(
+            fragment(bTile, 2, stage,
+                     add(mul(warpN, kBlockN / 2), index(j * 8)), kk, lane));
       for (int64_t i = 0; i < kWarpTilesM; ++i)
         for (int64_t j = 0; j < kWarpTilesN; ++j) {
           Value &accumulator = accumulators[i * kWarpTilesN + j];
           accumulator = mma(aFragments[i], bFragments[j], accumulator);
         }
     }
-    // The next iteration overwrites the tiles every warp still reads.
+    // The next step's copies overwrite the stage every warp read before.
     gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, accumulators);
   }
@@ -432,14 +644,27 @@ struct MixprecGpuTensorCoreGemmPass
       Type element = cast<MemRefType>(a.getType()).getElementType();
       auto workgroup = gpu::AddressSpaceAttr::get(
           context, gpu::GPUDialect::getWorkgroupAddressSpace());
-      auto sharedType = MemRefType::get({kBlockM, kSharedStride}, element,
-                                        AffineMap(), workgroup);
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      TileLayout layouts[] = {
+          tileLayout(
+              cast<MemRefType>(op.getDpsInputOperand(0)->get().getType()),
+              maps[0], loops, loops.m),
+          tileLayout(
+              cast<MemRefType>(op.getDpsInputOperand(1)->get().getType()),
+              maps[1], loops, loops.n)};
+      SmallVector<Type, 2> sharedTypes;
+      for (TileLayout layout : layouts)
+        sharedTypes.push_back(
+            MemRefType::get(layout == TileLayout::RowsContiguous
+                                ? ArrayRef<int64_t>{kStages, kBlockK, kBlockM}
+                                : ArrayRef<int64_t>{kStages, kBlockM, kBlockK},
+                            element, AffineMap(), workgroup));
       OpBuilder builder = OpBuilder::atBlockEnd(kernels.getBody());
       auto kernel = gpu::GPUFuncOp::create(
           builder, loc, name,
           builder.getFunctionType(
               {a.getType(), bOperand.getType(), output.getType()}, {}),
-          TypeRange{sharedType, sharedType});
+          sharedTypes);
       kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                       builder.getUnitAttr());
       kernel.setKnownBlockSizeAttr(
@@ -450,9 +675,11 @@ struct MixprecGpuTensorCoreGemmPass
             i, LLVM::LLVMDialect::getAlignAttrName(),
             builder.getI64IntegerAttr(16));
       symbols.insert(kernel);
-      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-      GemmKernelBuilder(builder, loc, loops, maps, element)
-          .build(kernel, views);
+      linalg::FillOp zeros = zeroFillOf(op);
+      GemmKernelBuilder(builder, loc, loops, maps, element, !zeros)
+          .build(kernel, views, layouts);
+      if (zeros)
+        zeros->erase();
 
       builder.setInsertionPoint(op);
       DenseMap<int64_t, Value> constants;

@@ -9,6 +9,7 @@
 
 #include "mixprec/Codegen/BufferLiveness.h"
 #include "mixprec/Codegen/Passes.h"
+#include "mixprec/Codegen/ViewedBuffer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -36,14 +37,6 @@ bool isElementwiseIn(linalg::LinalgOp op, OpOperand *operand,
          op.getNumLoops() == op.getNumParallelLoops() &&
          op.getMatchingIndexingMap(operand).isIdentity() &&
          op.getMatchingIndexingMap(output).isIdentity();
-}
-
-/// The buffer `value` is a view of (through any number of views), or
-/// `value` itself.
-Value viewedBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
 }
 
 class ReuseBuffersPass

@@ -1,7 +1,9 @@
 // RUN: mixprec-opt %s --mixprec-gpu-tensor-core-gemm -split-input-file | FileCheck %s
 
-// An odd shape: one 64x64 tile covers 37x29; the k loop runs to 64 (53
-// rounded up to the 32-deep K step) and the loads past 53 are zeros.
+// An odd shape: one 64x64 tile covers 37x29 in 2 K steps (53 rounded up to
+// 32-deep steps), loaded element by element (53 and 29 are not multiples
+// of 8) into three stages, with zeros past 53. The first two steps load
+// before the loop, each later one two steps ahead.
 // CHECK-LABEL: func.func @matmul_f16
 // CHECK-SAME: (%[[A:.*]]: memref<37x53xf16>, %[[B:.*]]: memref<53x29xf16>, %[[C:.*]]: memref<37x29xf32>)
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
@@ -10,19 +12,24 @@
 // CHECK-NOT: linalg.matmul
 // CHECK: gpu.module @kernels
 // CHECK: gpu.func @matmul_f16_gemm_0(%[[KA:.*]]: memref<37x53xf16>, %[[KB:.*]]: memref<53x29xf16>, %[[KC:.*]]: memref<37x29xf32>)
-// CHECK-SAME: workgroup(%[[SA:.*]] : memref<64x40xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SB:.*]] : memref<64x40xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: workgroup(%[[SA:.*]] : memref<3x64x32xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SB:.*]] : memref<3x64x32xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK-DAG: %[[C53:.*]] = arith.constant 53 : index
-// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C64]] step %{{.*}} iter_args
+// CHECK-DAG: %[[STEPS:.*]] = arith.constant 2 : index
 // CHECK: arith.cmpi ult, %{{.*}}, %[[C53]]
 // CHECK: memref.load %[[KA]]
 // CHECK: memref.store %{{.*}}, %[[SA]]
 // CHECK: memref.load %[[KB]]
 // CHECK: memref.store %{{.*}}, %[[SB]]
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK-NOT: nvvm.cp.async
+// CHECK: scf.for %[[STEP:.*]] = %{{.*}} to %[[STEPS]] step %{{.*}} iter_args
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[STEP]], %[[STEPS]]
+// CHECK: %[[LATER:.*]] = arith.cmpi ult, %[[AHEAD]], %[[STEPS]]
+// CHECK: scf.if %[[LATER]]
 // CHECK: gpu.barrier
-// CHECK: nvgpu.ldmatrix %[[SA]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// CHECK: nvgpu.ldmatrix %[[SB]]{{.*}} {numTiles = 2 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK: nvgpu.ldmatrix %[[SA]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<3x64x32xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: nvgpu.ldmatrix %[[SB]]{{.*}} {numTiles = 2 : i32, transpose = false} : memref<3x64x32xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-COUNT-15: nvvm.mma.sync
 // CHECK: gpu.barrier
@@ -39,6 +46,70 @@ func.func @matmul_f16(%a: memref<37x53xf16>, %b: memref<53x29xf16>, %c: memref<3
 
 // -----
 
+// Aligned row-major operands: A is contiguous along K, B along N, so both
+// go in 16-byte cp.async copies (zero-filled past the rows), A stored
+// [rows][K], B [K][rows] and read with ldmatrix.trans; the copies of each
+// step are one group, and each step waits for all but the two newest. The
+// output was just filled with zeros: the kernel writes its sums and the
+// fill goes.
+// CHECK-LABEL: func.func @aligned
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch_func @kernels::@aligned_gemm_0
+// CHECK: gpu.func @aligned_gemm_0(%[[KA:.*]]: memref<72x64xf16>, %[[KB:.*]]: memref<64x48xf16>, %[[KC:.*]]: memref<72x48xf32>)
+// CHECK-SAME: workgroup(%[[SA:.*]] : memref<3x64x32xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SB:.*]] : memref<3x32x64xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: %[[READ:.*]] = arith.select %{{.*}}, %c8, %c0 : index
+// CHECK: nvgpu.device_async_copy %[[KA]][{{.*}}], %[[SA]][{{.*}}], 8, %[[READ]] {bypassL1} : memref<72x64xf16> to memref<3x64x32xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %[[KB]][{{.*}}], %[[SB]][{{.*}}], 8, %{{.*}} {bypassL1} : memref<64x48xf16> to memref<3x32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 2
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvgpu.ldmatrix %[[SA]]{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %[[SB]]{{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK: nvvm.mma.sync
+// Epilogue: the sums are written, not added.
+// CHECK: scf.if
+// CHECK-NOT: memref.load %[[KC]]
+// CHECK: memref.store %{{.*}}, %[[KC]]
+// CHECK-NOT: memref.load %[[KC]]
+// CHECK: gpu.return
+func.func @aligned(%a: memref<72x64xf16>, %b: memref<64x48xf16>, %c: memref<72x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<72x48xf32>)
+  linalg.matmul ins(%a, %b : memref<72x64xf16>, memref<64x48xf16>) outs(%c : memref<72x48xf32>)
+  return
+}
+
+// -----
+
+// A fill of another value, or one whose buffer is read before the
+// contraction, stays: the kernel adds its sums.
+// CHECK-LABEL: func.func @kept_fills
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ONES:.*]] : memref<8x8xf32>)
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ZEROS:.*]] : memref<8x8xf32>)
+// CHECK: memref.copy %[[ZEROS]]
+// CHECK: gpu.launch_func @kernels::@kept_fills_gemm_0
+// CHECK: gpu.launch_func @kernels::@kept_fills_gemm_1
+// CHECK: gpu.func @kept_fills_gemm_0
+// CHECK: memref.load
+// CHECK: arith.addf
+// CHECK: gpu.func @kept_fills_gemm_1
+// CHECK: memref.load
+// CHECK: arith.addf
+func.func @kept_fills(%h: memref<8x8xf16>, %ones: memref<8x8xf32>, %zeros: memref<8x8xf32>, %copy: memref<8x8xf32>) {
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%one : f32) outs(%ones : memref<8x8xf32>)
+  linalg.fill ins(%zero : f32) outs(%zeros : memref<8x8xf32>)
+  memref.copy %zeros, %copy : memref<8x8xf32> to memref<8x8xf32>
+  linalg.matmul ins(%h, %h : memref<8x8xf16>, memref<8x8xf16>) outs(%ones : memref<8x8xf32>)
+  linalg.matmul ins(%h, %h : memref<8x8xf16>, memref<8x8xf16>) outs(%zeros : memref<8x8xf32>)
+  return
+}
+
+// -----
+
 // bf16 fragments go to mma as i32 registers; 130x70 needs 3x2 tiles and the
 // batch of 5 is grid z.
 // CHECK-LABEL: func.func @batch_matmul_bf16
@@ -46,7 +117,7 @@ func.func @matmul_f16(%a: memref<37x53xf16>, %b: memref<53x29xf16>, %c: memref<3
 // CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
 // CHECK: gpu.launch_func @kernels::@batch_matmul_bf16_gemm_0 blocks in (%[[C6]], %{{.*}}, %[[C5]])
 // CHECK: gpu.func @batch_matmul_bf16_gemm_0
-// CHECK-SAME: memref<64x40xbf16, #gpu.address_space<workgroup>>
+// CHECK-SAME: memref<3x64x32xbf16, #gpu.address_space<workgroup>>
 // CHECK: gpu.block_id z
 // CHECK: nvgpu.ldmatrix {{.*}} -> vector<4x2xbf16>
 // CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
@@ -75,13 +146,21 @@ func.func @conv(%x: memref<2x3x8x8xf16>, %w: memref<8x3x3x3xf16>, %y: memref<2x8
 // -----
 
 // The weight gradient of a linear layer reads both operands transposed
-// (k = batch rows is the outer dim of both).
+// (k = batch rows is the outer dim of both): A is contiguous along M, so
+// its tiles are copied in 16-byte pieces, stored [K][M] and read with
+// ldmatrix.trans; B is contiguous along N but 24 columns of 16-byte pieces
+// need N a multiple of 8: it is.
 #lhs = affine_map<(m, n, k) -> (k, m)>
 #rhs = affine_map<(m, n, k) -> (k, n)>
 #out = affine_map<(m, n, k) -> (m, n)>
 // CHECK-LABEL: func.func @transposed_generic
 // CHECK: gpu.launch_func @kernels::@transposed_generic_gemm_0
 // CHECK: gpu.func @transposed_generic_gemm_0(%[[KA:.*]]: memref<64x16xf16>, %[[KB:.*]]: memref<64x24xf16>, %[[KC:.*]]: memref<16x24xf32>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<3x32x64xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<3x32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %[[KA]]
+// CHECK: nvgpu.device_async_copy %[[KB]]
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
 // CHECK: nvvm.mma.sync
 // CHECK: %[[OLD:.*]] = memref.load %[[KC]]
 // CHECK: %[[SUM:.*]] = arith.addf %[[OLD]]

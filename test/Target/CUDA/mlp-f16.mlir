@@ -20,30 +20,36 @@
 // code between them (the loss scaler; the selects that keep the state on
 // an index failure, --mixprec-guard-state-updates), each gathering the
 // scalar code up to the next loop nest, and none for scalars only the next
-// kernel reads (--mixprec-gpu-map-to-kernels).
+// kernel reads (--mixprec-gpu-map-to-kernels). Kernels that can run
+// together share a launch (--mixprec-gpu-merge-kernels): 56 other launches
+// of the train step become 16.
 // RUN: mixprec-compile %mixprec_src_root/examples/mlp.mlir --target=cuda --arch=sm_90 --amp=precision=f16 --emit=mlir -o %t.mlir
 // RUN: %python %S/Inputs/check_kernels.py %t.ptx f16 %t.mlir | FileCheck %s --check-prefix=LAUNCHES
-// LAUNCHES: loss: 2 tensor-core launches, 14 other launches
-// LAUNCHES: train: 5 tensor-core launches, 56 other launches
+// LAUNCHES: loss: 2 tensor-core launches, 5 other launches
+// LAUNCHES: train: 5 tensor-core launches, 16 other launches
 // LAUNCHES: train_gradients: 5 tensor-core launches
 // LAUNCHES: distinct: 5 tensor-core kernels
 
 // CHECK: .target sm_90
 // CHECK-LABEL: .entry loss_gemm_0(
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// CHECK: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// The batch and the weight are contiguous along K: 16-byte copies.
+// CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
+// CHECK: cp.async.commit_group;
+// CHECK: cp.async.wait_group 2;
+// CHECK: ldmatrix.sync.aligned.m8n8.x4{{(.trans)?}}.shared.b16
+// CHECK: ldmatrix.sync.aligned.m8n8.x2{{(.trans)?}}.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-LABEL: .entry loss_gemm_1(
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK: ldmatrix.sync.aligned.m8n8.x4{{(.trans)?}}.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-LABEL: .entry train_gradients_gemm_2(
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK: ldmatrix.sync.aligned.m8n8.x4{{(.trans)?}}.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-LABEL: .entry train_gradients_gemm_3(
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK: ldmatrix.sync.aligned.m8n8.x4{{(.trans)?}}.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-LABEL: .entry train_gradients_gemm_4(
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK: ldmatrix.sync.aligned.m8n8.x4{{(.trans)?}}.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-NOT: _gemm_{{[0-9]+}}(
 // Elementwise kernels, the unscale, the finiteness check and the update:

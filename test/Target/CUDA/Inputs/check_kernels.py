@@ -26,7 +26,8 @@ for entry in entries:
     if not match:
         sys.exit(f"unexpected kernel name {name}")
     kind = match.group(1)
-    has_ldmatrix = "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in entry
+    has_ldmatrix = re.search(r"ldmatrix\.sync\.aligned\.m8n8\.x4(\.trans)?\.shared\.b16",
+                             entry) is not None
     has_mma = mma in entry
     if kind == "gemm" and not (has_ldmatrix and has_mma):
         sys.exit(f"{name}: no ldmatrix or no {mma}")
