@@ -21,12 +21,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/ADT/BitVector.h"
-#include "llvm/ADT/SetOperations.h"
-
-#include <limits>
 
 namespace mixprec {
 #define GEN_PASS_DEF_MIXPRECGPUMERGEKERNELS
