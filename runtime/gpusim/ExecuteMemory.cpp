@@ -418,10 +418,14 @@ void Executor::loadStore(const Instruction &in, uint32_t lanes) {
 }
 
 void Executor::cpAsync(const Instruction &in, uint32_t lanes) {
-  // cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size}
+  // cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size}; the
+  // size is a constant of the instruction.
+  if (!lanes)
+    return;
+  auto bytes = unsigned(read(in.operands[2], __builtin_ctz(lanes)));
+  uint64_t destinations[32];
   for (uint32_t m = lanes; m; m &= m - 1) {
     int lane = __builtin_ctz(m);
-    auto bytes = unsigned(read(in.operands[2], lane));
     if ((bytes != 4 && bytes != 8 && bytes != 16) ||
         (in.trans && bytes != 16)) {
       raise(kIllegalInstruction, lane, "cp.async of %u bytes", bytes);
@@ -447,6 +451,7 @@ void Executor::cpAsync(const Instruction &in, uint32_t lanes) {
       return;
     }
     copy.shared = uint32_t(destination);
+    destinations[lane] = destination;
     if (sourceBytes) {
       // Only the source size is read; the rest of the copy is zeros.
       if (source % bytes) {
@@ -470,6 +475,8 @@ void Executor::cpAsync(const Instruction &in, uint32_t lanes) {
     warp->pending[lane].push_back(copy);
     ++pendingCopies;
   }
+  // The copies land as the stores of one warp instruction would.
+  countBankConflicts(destinations, lanes, bytes);
 }
 
 void Executor::cpAsyncCommit(const Instruction &, uint32_t lanes) {

@@ -1311,9 +1311,9 @@ bool Parser::check(const Instruction &in, const std::string &opcode) {
   case Op::CpAsync:
     needsType = false;
     if (!count(3, 4) || kindOf(0) != Operand::Address ||
-        kindOf(1) != Operand::Address || !isValue(2) ||
+        kindOf(1) != Operand::Address || kindOf(2) != Operand::Imm ||
         (in.numOperands == 4 && !isValue(3)))
-      return bad("takes [shared], [global], size[, source size]");
+      return bad("takes [shared], [global], a constant size[, source size]");
     break;
   case Op::Ldmatrix:
     if (!count(2, 2) || !vectorOf(0, in.vectorWidth) ||

@@ -1105,6 +1105,21 @@ def test_cp_async_read_before_wait_fresh_destination(gpu, capfd):
                  words=["cp.async", "in flight"])
 
 
+def test_cp_async_twice_to_bytes_in_flight(gpu, capfd):
+    # A second copy to the same bytes before the first one's wait: which
+    # lands last is undefined.
+    ptx = cp_async_kernel("cp_async_twice", wait_first=True,
+                          write_first=False)
+    copy = "cp.async.ca.shared.global [%rd6], [%rd4], 4;"
+    ptx = ptx.replace(copy, copy + "\n    " + copy + "   // the second copy")
+    function = gpu.kernel(ptx, "cp_async_twice")
+    src, dst = gpu.upload(np.arange(32, dtype=np.uint32)), gpu.alloc(128)
+    assert gpu.launch(function, (1, 1, 1), (32, 1, 1), src, dst) == 0
+    assert_fault(gpu, capfd, CUDA_ERROR_LAUNCH_FAILED, "cp_async_twice", ptx,
+                 "the second copy", thread=(0, 0, 0), address=0x0,
+                 words=["shared write", "cp.async", "in flight"])
+
+
 @pytest.mark.parametrize("instruction, words", [
     # Not an opcode at all.
     ("foo.bar.b32 %r1, %r2;", ["'foo.bar.b32'"]),

@@ -162,7 +162,6 @@ private:
   DenseSet<Operation *> emitted;
   // The launches of the part being scheduled.
   SmallVector<Operation *> launches;
-  SmallVector<Accesses> accesses;
   SmallVector<std::optional<int64_t>> blocks;
   SmallVector<int64_t> costs;
   SmallVector<SmallVector<unsigned>> dependencies;
@@ -363,7 +362,7 @@ void KernelScheduler::schedule(ArrayRef<Operation *> ops,
     (isa<gpu::LaunchOp, gpu::LaunchFuncOp>(op) ? launches : hostOps)
         .push_back(op);
   unsigned count = launches.size();
-  accesses.assign(count, {});
+  SmallVector<Accesses> accesses(count);
   blocks.assign(count, std::nullopt);
   costs.assign(count, 0);
   dependencies.assign(count, {});

@@ -17,9 +17,9 @@ namespace mixprec {
 /// count their trips.
 int64_t serialCost(mlir::Operation *op);
 
-/// The most serialCost one thread of a kernel gathers from code put
-/// together (a run of scalar code, kernels merged into one block): a few
-/// thousand instructions.
+/// The most serialCost one thread of a one-thread kernel gathers from a run
+/// of scalar code: a few thousand instructions (merge-kernels'
+/// max-thread-cost bounds the kernels one block runs in a row alike).
 constexpr int64_t kMaxThreadCost = 1024;
 
 } // namespace mixprec
