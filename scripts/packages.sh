@@ -4,8 +4,8 @@
 # setup.sh and sanitized-build.sh.
 
 # Building and testing; clang-format-22 is the version that
-# scripts/check-format.sh pins.
-MIXPREC_PACKAGES=(cmake ninja-build g++ libgtest-dev
+# scripts/check-format.sh pins; libdnnl-dev the GEMMs CPU models call.
+MIXPREC_PACKAGES=(cmake ninja-build g++ libgtest-dev libdnnl-dev
                   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
                   python3-numpy python3-pytest python3-torch python3-sklearn
                   python3-tqdm python3-matplotlib python3-venv python3-wheel

@@ -206,15 +206,15 @@ protected:
 
 TEST_F(ModelRuntime, AbiVersion) {
   EXPECT_EQ(mixprec_abi_version(), MIXPREC_API_VERSION);
-  EXPECT_EQ(MIXPREC_API_VERSION, 4);
+  EXPECT_EQ(MIXPREC_API_VERSION, 5);
 }
 
 TEST_F(ModelRuntime, TheTableOfTheVersionHoldsEveryEntryPointInOrder) {
   const mixprec_api *api = mixprec_get_api(MIXPREC_API_VERSION);
   ASSERT_NE(api, nullptr);
-  // Version 4's layout: 27 entry points, in the order of
+  // Version 5's layout: 29 entry points, in the order of
   // mixprec_entry_points.def.
-  static_assert(sizeof(mixprec_api) == 27 * sizeof(void (*)()));
+  static_assert(sizeof(mixprec_api) == 29 * sizeof(void (*)()));
   const auto *slots = reinterpret_cast<const void *const *>(api);
   EXPECT_EQ(slots[0], reinterpret_cast<const void *>(&mixprec_num_functions));
   EXPECT_EQ(slots[3], reinterpret_cast<const void *>(&mixprec_call));
@@ -227,6 +227,9 @@ TEST_F(ModelRuntime, TheTableOfTheVersionHoldsEveryEntryPointInOrder) {
             reinterpret_cast<const void *>(&mixprec_function_memory));
   EXPECT_EQ(slots[26], reinterpret_cast<const void *>(&mixprec_trainer_memory));
   EXPECT_EQ(slots[24], reinterpret_cast<const void *>(&mixprec_state_role_at));
+  EXPECT_EQ(slots[27],
+            reinterpret_cast<const void *>(&mixprec_set_num_threads));
+  EXPECT_EQ(slots[28], reinterpret_cast<const void *>(&mixprec_num_threads));
   EXPECT_EQ(api->mixprec_last_error, &mixprec_last_error);
   EXPECT_EQ(api->mixprec_trainer_evaluate, &mixprec_trainer_evaluate);
   int32_t count = 0;
@@ -234,8 +237,27 @@ TEST_F(ModelRuntime, TheTableOfTheVersionHoldsEveryEntryPointInOrder) {
   EXPECT_EQ(count, 3);
 }
 
+TEST_F(ModelRuntime, TheThreadCountIsOneTo1024) {
+  int32_t saved = 0;
+  ASSERT_EQ(mixprec_num_threads(&saved), MIXPREC_OK);
+  EXPECT_GE(saved, 1);
+  ASSERT_EQ(mixprec_set_num_threads(3), MIXPREC_OK);
+  int32_t count = 0;
+  ASSERT_EQ(mixprec_num_threads(&count), MIXPREC_OK);
+  EXPECT_EQ(count, 3);
+  for (int32_t bad : {0, -1, 1025}) {
+    EXPECT_EQ(mixprec_set_num_threads(bad), MIXPREC_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(std::string(mixprec_last_error()).find("1 to 1024"),
+              std::string::npos);
+  }
+  ASSERT_EQ(mixprec_num_threads(&count), MIXPREC_OK);
+  EXPECT_EQ(count, 3);
+  EXPECT_EQ(mixprec_num_threads(nullptr), MIXPREC_INVALID_ARGUMENT);
+  ASSERT_EQ(mixprec_set_num_threads(saved), MIXPREC_OK);
+}
+
 TEST_F(ModelRuntime, NoTableOfAnotherVersion) {
-  for (uint32_t version : {0u, 1u, 2u, 3u, 5u, 0xFFFFFFFFu})
+  for (uint32_t version : {0u, 1u, 2u, 3u, 4u, 6u, 0xFFFFFFFFu})
     EXPECT_EQ(mixprec_get_api(version), nullptr) << version;
 }
 

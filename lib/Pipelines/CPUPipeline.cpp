@@ -24,24 +24,30 @@ using namespace mlir;
 
 namespace mixprec {
 
-/// Bits of the vector registers LLVM uses for explicit vectors on `cpu`.
-static unsigned vectorRegisterBits(StringRef cpu) {
+/// The subtarget of `cpu` (native: this machine's, with its features) on
+/// the default triple, or null off x86.
+static std::unique_ptr<llvm::MCSubtargetInfo> subtargetFor(StringRef cpu) {
   llvm::InitializeNativeTarget();
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string error;
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return 128;
+  if (!target || !triple.isX86())
+    return nullptr;
   bool native = cpu.empty() || cpu == "native";
   std::string cpuName = native ? llvm::sys::getHostCPUName().str() : cpu.str();
   std::string features;
   if (native)
     for (const auto &feature : llvm::sys::getHostCPUFeatures())
       features += (feature.second ? "+" : "-") + feature.first().str() + ",";
-  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+  return std::unique_ptr<llvm::MCSubtargetInfo>(
       target->createMCSubtargetInfo(triple, cpuName, features));
-  if (!subtarget || !triple.isX86())
+}
+
+/// Bits of the vector registers LLVM uses for explicit vectors on `cpu`.
+static unsigned vectorRegisterBits(StringRef cpu) {
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget = subtargetFor(cpu);
+  if (!subtarget)
     return 128;
   // CPUs tuned for 256-bit vectors split 512-bit ones.
   if (subtarget->checkFeatures("+avx512f") &&
@@ -50,6 +56,14 @@ static unsigned vectorRegisterBits(StringRef cpu) {
   if (subtarget->checkFeatures("+avx"))
     return 256;
   return 128;
+}
+
+/// Whether `cpu` has bf16 dot products (AVX512-BF16 or AMX-BF16), which the
+/// runtime's bf16 GEMMs use: elsewhere bf16 inputs are widened to f32.
+static bool hasBf16DotProducts(StringRef cpu) {
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget = subtargetFor(cpu);
+  return subtarget && (subtarget->checkFeatures("+avx512bf16") ||
+                       subtarget->checkFeatures("+amx-bf16"));
 }
 
 RegisterTile chooseRegisterTile(StringRef cpu) {
@@ -88,6 +102,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     tiling.tileM = options.tileM > 0 ? options.tileM : tile.m;
     tiling.tileN = options.tileN > 0 ? options.tileN : tile.n;
     tiling.tileK = options.tileK > 0 ? options.tileK : tile.k;
+    tiling.libraryContractions = options.libraryContractions;
+    tiling.libraryBf16 = hasBf16DotProducts(options.cpu);
     pm.addNestedPass<func::FuncOp>(createMixprecTileAndVectorize(tiling));
     pm.addNestedPass<func::FuncOp>(createMixprecEpilogueInTiles());
   }
@@ -101,6 +117,10 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   addMemoryPlanPasses(pm, /*alignment=*/64, options.planMemory,
                       options.memoryReport, options.memoryReportJson,
                       /*tensorAlignment=*/1);
+  // The contractions left untiled above go to the runtime's GEMMs, on the
+  // buffers the plan placed.
+  if (options.vectorize && options.libraryContractions)
+    pm.addNestedPass<func::FuncOp>(createMixprecContractionsToCalls());
   // LLVM optimizes each distinct loop nest once, in a small function.
   pm.addPass(createMixprecOutlineLoopNests());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

@@ -8,7 +8,7 @@ from ctypes import POINTER, c_char_p, c_float, c_int, c_int32, c_int64, \
     c_size_t, c_uint32, c_uint64, c_void_p
 
 # MIXPREC_API_VERSION of mixprec.h: the version of the table read below.
-API_VERSION = 4
+API_VERSION = 5
 
 STATUS = c_int  # mixprec_status
 DTYPE = c_int  # mixprec_dtype
@@ -84,6 +84,8 @@ ENTRY_POINTS = (
     ("mixprec_function_memory", STATUS,
      (POINTER(Function), POINTER(MemoryPlan))),
     ("mixprec_trainer_memory", STATUS, (TRAINER, POINTER(MemoryPlan))),
+    ("mixprec_set_num_threads", STATUS, (c_int32,)),
+    ("mixprec_num_threads", STATUS, (POINTER(c_int32),)),
 )
 
 

@@ -20,7 +20,8 @@ import tempfile
 # The runtime archives that mixprec-compile links into every library
 # (build/lib beside build/bin); CMake does not relink the compiler when
 # only they change, so they are part of the compiler's identity.
-RUNTIME_ARCHIVES = ("libmixprec_model_runtime.a", "libmixprec_cuda_runtime.a")
+RUNTIME_ARCHIVES = ("libmixprec_model_runtime.a", "libmixprec_cuda_runtime.a",
+                    "libmixprec_cpu_runtime.a")
 
 
 def directory():

@@ -193,7 +193,8 @@ static int linkLibrary(ArrayRef<std::string> objects, StringRef abiSource,
     args.append(
         {MIXPREC_CUDA_RUNTIME_LIBRARY, "-Wl,--no-whole-archive", "-ldl"});
   else
-    args.push_back("-Wl,--no-whole-archive");
+    args.append({"-Wl,--no-whole-archive", MIXPREC_CPU_RUNTIME_LIBRARY,
+                 "-ldnnl", "-lgomp", "-lstdc++", "-lpthread"});
   args.push_back("-lm");
   return runCompiler(args, "linking " + output);
 }

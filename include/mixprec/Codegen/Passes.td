@@ -166,12 +166,49 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
            "Widen only when each input's f32 copy takes at most this many "
            "bytes: a larger copy holds more memory than its faster loads "
            "are worth">,
+    Option<"libraryContractions", "library-contractions", "bool",
+           /*default=*/"false",
+           "Leave contractions whose inputs are f32 (or bf16, with "
+           "library-bf16) untiled for --mixprec-contractions-to-calls; f16 "
+           "and mixed inputs are widened to f32 first">,
+    Option<"libraryBf16", "library-bf16", "bool", /*default=*/"false",
+           "With library-contractions: bf16 inputs go to the library as they "
+           "are (CPUs with bf16 dot products) instead of widened">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect", "::mlir::ub::UBDialect",
     "::mlir::vector::VectorDialect"
+  ];
+}
+
+def MixprecContractionsToCalls : Pass<"mixprec-contractions-to-calls",
+                                      "::mlir::func::FuncOp"> {
+  let summary = "Compute contractions on buffers with the CPU runtime's "
+                "mixprec_cpu_contract";
+  let description = [{
+    Runs after bufferization. Every linalg contraction on buffers with
+    static loop ranges whose body is a multiply-add, whose inputs are both
+    f32 or both bf16 and whose output is f32 becomes one call of
+    `mixprec_cpu_contract` (include/mixprec/Runtime/mixprec_cpu_contract.h):
+    an i64 description on the stack holds the operands' addresses and
+    element types and, per loop, its kind (batch, m, n or k, as
+    `linalg::inferContractionDims` finds them), extent and each operand's
+    stride, read from the buffers' strided metadata. The runtime sums into
+    the output's values; a `linalg.fill` of zero into the output just
+    before is dropped and the call writes the sums alone.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)
+                  outs(%c : memref<64x16xf32>)
+    ```
+    becomes stores of the 7 + 3 * 5 words into a `memref<22xi64>` and
+    `func.call @mixprec_cpu_contract(%description)`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
   ];
 }
 

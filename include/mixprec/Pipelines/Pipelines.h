@@ -20,6 +20,12 @@ struct CPUPipelineOptions
       llvm::cl::desc("CPU the code is for (native: this machine); picks the "
                      "register tile sizes unless they are given"),
       llvm::cl::init("native")};
+  Option<bool> libraryContractions{
+      *this, "library-contractions",
+      llvm::cl::desc("Compute f32 and bf16 contractions with the CPU "
+                     "runtime's GEMMs (oneDNN, on the model's threads) instead "
+                     "of register tiles of generated code"),
+      llvm::cl::init(true)};
   Option<int64_t> tileM{
       *this, "tile-m",
       llvm::cl::desc("Register tile rows of contractions (0: by the CPU's "

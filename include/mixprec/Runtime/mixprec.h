@@ -33,8 +33,9 @@ extern "C" {
 /* The version of the entry points and of their table (mixprec_api): raised
  * whenever an entry point is added or changes. Version 3 made every entry
  * point that can fail return a status and added mixprec_call_function,
- * mixprec_get_api and the state roles (mixprec_state_role_at). */
-#define MIXPREC_API_VERSION 4
+ * mixprec_get_api and the state roles (mixprec_state_role_at); version 5
+ * added the thread count (mixprec_set_num_threads). */
+#define MIXPREC_API_VERSION 5
 
 /* A dtype field holds any 32-bit value a caller or a file puts there; in C++
  * the fixed underlying type makes every such value one the runtime may read

@@ -291,6 +291,8 @@ struct TileAndVectorizePass
 
     IRRewriter rewriter(context);
     for (linalg::LinalgOp op : candidates) {
+      if (libraryContractions && leaveForLibrary(rewriter, op))
+        continue;
       if (failed(tileContraction(rewriter, op)))
         return signalPassFailure();
     }
@@ -372,6 +374,34 @@ struct TileAndVectorizePass
       populateCleanupPatterns(context, patterns);
       (void)applyPatternsGreedily(function, std::move(patterns));
     }
+  }
+
+  /// Whether `op` is left for --mixprec-contractions-to-calls: f32 inputs
+  /// (and bf16 ones with library-bf16) as they are; other 16-bit inputs
+  /// widened to f32 in copies when each copy fits `widen-limit`.
+  bool leaveForLibrary(RewriterBase &rewriter, linalg::LinalgOp op) {
+    Type accType =
+        getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+    if (!accType.isF32())
+      return false;
+    SmallVector<RankedTensorType, 2> inputTypes;
+    for (OpOperand *input : op.getDpsInputOperands())
+      inputTypes.push_back(cast<RankedTensorType>(input->get().getType()));
+    Type elementType = inputTypes[0].getElementType();
+    if (elementType == inputTypes[1].getElementType() &&
+        (elementType.isF32() || (libraryBf16 && elementType.isBF16())))
+      return true;
+    for (RankedTensorType type : inputTypes)
+      if (!type.getElementType().isF32() &&
+          type.getNumElements() * 4 > widenLimit)
+        return false;
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims))
+      return false;
+    rewriteAsContract(rewriter, op, *dims, /*transpose=*/false,
+                      /*widen=*/true, widenLimit);
+    return true;
   }
 
   /// Packs, tiles and peels one contraction and marks its tiles.

@@ -1,0 +1,66 @@
+/*===- mixprec_cpu_contract.h - contractions a CPU model hands off -*- C -*-===*
+ *
+ * A CPU model computes each static contraction (matmul, batch_matmul,
+ * linear and their gradients) with one call,
+ *
+ *   mixprec_cpu_contract(description)
+ *
+ * whose argument is an array of int64 words laid out as below, built by
+ * --mixprec-contractions-to-calls: the operands' addresses and element
+ * types, then the loops, each with its kind, extent and the stride (in
+ * elements) of every operand along it (0 for an operand it does not index).
+ * The result is f32; the call computes result (+)= sum over k of lhs * rhs
+ * (products exact, sums in f32) and gives the same bits for every thread
+ * count (docs/design.md §8).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef MIXPREC_RUNTIME_MIXPREC_CPU_CONTRACT_H
+#define MIXPREC_RUNTIME_MIXPREC_CPU_CONTRACT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The header words. */
+enum {
+  MIXPREC_CONTRACT_NUM_LOOPS = 0,
+  MIXPREC_CONTRACT_LHS_TYPE = 1,   /* mixprec_dtype: F32 or BF16 */
+  MIXPREC_CONTRACT_RHS_TYPE = 2,   /* the same as the LHS's */
+  MIXPREC_CONTRACT_ACCUMULATE = 3, /* 1: add to the result's values */
+  MIXPREC_CONTRACT_LHS = 4,        /* addresses of the first elements */
+  MIXPREC_CONTRACT_RHS = 5,
+  MIXPREC_CONTRACT_RESULT = 6,
+  MIXPREC_CONTRACT_HEADER_WORDS = 7
+};
+
+/* Then MIXPREC_CONTRACT_LOOP_WORDS words per loop, at most
+ * MIXPREC_CONTRACT_MAX_LOOPS loops. */
+enum {
+  MIXPREC_CONTRACT_LOOP_KIND = 0, /* mixprec_contract_loop */
+  MIXPREC_CONTRACT_LOOP_EXTENT = 1,
+  MIXPREC_CONTRACT_LOOP_LHS_STRIDE = 2,
+  MIXPREC_CONTRACT_LOOP_RHS_STRIDE = 3,
+  MIXPREC_CONTRACT_LOOP_RESULT_STRIDE = 4,
+  MIXPREC_CONTRACT_LOOP_WORDS = 5,
+  MIXPREC_CONTRACT_MAX_LOOPS = 12
+};
+
+/* What a loop indexes: batch all three operands, m the LHS and the result,
+ * n the RHS and the result, k (summed) the LHS and the RHS. */
+typedef enum mixprec_contract_loop {
+  MIXPREC_CONTRACT_BATCH = 0,
+  MIXPREC_CONTRACT_M = 1,
+  MIXPREC_CONTRACT_N = 2,
+  MIXPREC_CONTRACT_K = 3
+} mixprec_contract_loop;
+
+void mixprec_cpu_contract(const int64_t *description);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif

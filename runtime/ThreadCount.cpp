@@ -1,0 +1,62 @@
+//===- ThreadCount.cpp - how many threads a model's CPU code uses ---------===//
+//
+// One count per process: MIXPREC_NUM_THREADS when set, else the CPUs the
+// process may run on; mixprec_set_num_threads changes it. Results do not
+// depend on it (work is split the same way for every count).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ThreadCount.h"
+#include "ModelEntries.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <sched.h>
+
+namespace {
+
+int defaultThreadCount() {
+  if (const char *text = std::getenv("MIXPREC_NUM_THREADS")) {
+    char *end = nullptr;
+    long value = std::strtol(text, &end, 10);
+    if (end != text && *end == '\0' && value >= 1 &&
+        value <= mixprec::kMaxThreads)
+      return int(value);
+  }
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 0)
+    return CPU_COUNT(&cpus) < mixprec::kMaxThreads ? CPU_COUNT(&cpus)
+                                                   : mixprec::kMaxThreads;
+  return 1;
+}
+
+std::atomic<int> &threadCount() {
+  static std::atomic<int> count(defaultThreadCount());
+  return count;
+}
+
+} // namespace
+
+int mixprec::numThreads() { return threadCount().load(); }
+
+extern "C" {
+
+mixprec_status mixprec_set_num_threads(int32_t count) {
+  if (count < 1 || count > mixprec::kMaxThreads)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_set_num_threads: the count must be 1 to %d, "
+                        "not %d",
+                        mixprec::kMaxThreads, int(count));
+  threadCount().store(count);
+  return MIXPREC_OK;
+}
+
+mixprec_status mixprec_num_threads(int32_t *count) {
+  if (!count)
+    return mixprec_fail(MIXPREC_INVALID_ARGUMENT,
+                        "mixprec_num_threads: no place for the count");
+  *count = mixprec::numThreads();
+  return MIXPREC_OK;
+}
+
+} // extern "C"
