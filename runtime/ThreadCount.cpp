@@ -1,8 +1,8 @@
 //===- ThreadCount.cpp - how many threads a model's CPU code uses ---------===//
 //
-// One count per process: MIXPREC_NUM_THREADS when set, else the CPUs the
-// process may run on; mixprec_set_num_threads changes it. Results do not
-// depend on it (work is split the same way for every count).
+// One count per loaded model library: MIXPREC_NUM_THREADS when set, else
+// the CPUs the process may run on; mixprec_set_num_threads changes it. Results
+// do not depend on it (work is split the same way for every count).
 //
 //===----------------------------------------------------------------------===//
 

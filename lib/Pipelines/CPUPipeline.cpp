@@ -120,7 +120,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // The contractions left untiled above go to the runtime's GEMMs, on the
   // buffers the plan placed.
   if (options.vectorize && options.libraryContractions)
-    pm.addNestedPass<func::FuncOp>(createMixprecContractionsToCalls());
+    pm.addPass(createMixprecContractionsToCalls());
   // LLVM optimizes each distinct loop nest once, in a small function.
   pm.addPass(createMixprecOutlineLoopNests());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

@@ -188,6 +188,19 @@ class Model:
                                                     ctypes.byref(peak)))
         return current.value, peak.value
 
+    @property
+    def num_threads(self):
+        """The threads this CPU model's calls run on (MIXPREC_NUM_THREADS,
+        else the CPUs the process may use, until set). Every count gives
+        the same bits."""
+        count = ctypes.c_int32()
+        self._check(self._api.mixprec_num_threads(ctypes.byref(count)))
+        return count.value
+
+    @num_threads.setter
+    def num_threads(self, count):
+        self._check(self._api.mixprec_set_num_threads(int(count)))
+
     def function_memory(self, name):
         """The `MemoryPlan` of a call of `name`: its workspace, and on CUDA
         the device memory the call holds."""

@@ -184,7 +184,7 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
 }
 
 def MixprecContractionsToCalls : Pass<"mixprec-contractions-to-calls",
-                                      "::mlir::func::FuncOp"> {
+                                      "::mlir::ModuleOp"> {
   let summary = "Compute contractions on buffers with the CPU runtime's "
                 "mixprec_cpu_contract";
   let description = [{
@@ -197,7 +197,8 @@ def MixprecContractionsToCalls : Pass<"mixprec-contractions-to-calls",
     `linalg::inferContractionDims` finds them), extent and each operand's
     stride, read from the buffers' strided metadata. The runtime sums into
     the output's values; a `linalg.fill` of zero into the output just
-    before is dropped and the call writes the sums alone.
+    before is dropped and the call writes the sums alone. A module pass:
+    it declares the runtime function once for all the module's functions.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)

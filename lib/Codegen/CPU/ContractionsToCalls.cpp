@@ -101,15 +101,14 @@ struct ContractionsToCallsPass
     : public mixprec::impl::MixprecContractionsToCallsBase<
           ContractionsToCallsPass> {
   void runOnOperation() override {
-    func::FuncOp function = getOperation();
+    ModuleOp module = getOperation();
     SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> found;
-    function.walk([&](linalg::LinalgOp op) {
+    module.walk([&](linalg::LinalgOp op) {
       if (std::optional<SmallVector<int64_t>> kinds = loopKinds(op))
         found.emplace_back(op, std::move(*kinds));
     });
     if (found.empty())
       return;
-    auto module = function->getParentOfType<ModuleOp>();
     func::FuncOp callee = contractFunction(module);
     for (auto &[op, kinds] : found)
       replaceWithCall(op, kinds, callee);

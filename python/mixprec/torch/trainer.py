@@ -79,7 +79,7 @@ def _options(precision, target, arch, amp_options, compile_options,
 
 def compile(model, loss_fn, example_batch, optimizer, precision="fp32",
             target="cpu", arch=None, amp_options=None, compile_options=None,
-            memory_budget=None):
+            memory_budget=None, num_threads=None):
     """Imports `model` with `loss_fn(model, *batch)` and `optimizer` and
     compiles its train step; returns a Trainer that starts from the
     module's current parameters and the optimizer's current state.
@@ -88,12 +88,18 @@ def compile(model, loss_fn, example_batch, optimizer, precision="fp32",
     plan counts it (`Trainer.memory_plan`): the compiler recomputes
     forward values in the backward until the plan fits, with the same
     losses and state as without a budget, or raises CompileError with the
-    smallest peak it can reach."""
+    smallest peak it can reach.
+
+    `num_threads` sets the threads the compiled library runs on
+    (`Model.num_threads`; default: MIXPREC_NUM_THREADS, else the CPUs the
+    process may use). Losses and state are the same bits for every count."""
     options = _options(precision, target, arch, amp_options, compile_options,
                        memory_budget)
     imported = import_model(model, loss_fn, example_batch, optimizer)
     _return_freed_memory()
     library = compiler.compile_source(imported.text, options=options)
+    if num_threads is not None:
+        library.num_threads = num_threads
     return Trainer(model, imported, library, precision)
 
 

@@ -1,4 +1,4 @@
-// RUN: mixprec-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(mixprec-contractions-to-calls,cse))" | FileCheck %s
+// RUN: mixprec-opt %s -split-input-file --pass-pipeline="builtin.module(mixprec-contractions-to-calls,cse)" | FileCheck %s
 
 // A matmul on buffers becomes one call: the description holds 3 loops
 // (7 + 3 * 5 words), the operands' addresses (aligned pointer plus offset
@@ -97,4 +97,23 @@ func.func @left_alone(%a: memref<8x4xf16>, %b: memref<4x16xf16>, %c: memref<8x16
   linalg.matmul ins(%f, %e : memref<?x4xf32>, memref<4x16xf32>) outs(%g : memref<?x16xf32>)
   %r = linalg.matmul ins(%t, %u : tensor<8x4xf32>, tensor<4x16xf32>) outs(%v : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
+}
+
+// -----
+
+// Contractions in two functions call one declaration.
+
+// CHECK-LABEL: func.func @first(
+// CHECK:         call @mixprec_cpu_contract
+// CHECK-LABEL: func.func @second(
+// CHECK:         call @mixprec_cpu_contract
+// CHECK:         func.func private @mixprec_cpu_contract(!llvm.ptr)
+// CHECK-NOT:     func.func private @mixprec_cpu_contract
+func.func @first(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %c: memref<8x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x16xf32>) outs(%c : memref<8x16xf32>)
+  return
+}
+func.func @second(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %c: memref<8x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x16xf32>) outs(%c : memref<8x16xf32>)
+  return
 }
