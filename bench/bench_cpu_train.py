@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""CPU speed against PyTorch, in one run, at 1 thread and at every CPU:
+
+  (a) GEMM 512^3 and 1024^3, f32 and bf16: a compiled mixprec.matmul
+      against torch.matmul (OpenBLAS for f32; oneDNN for bf16);
+  (b) the GPT-style decoder train step of gpt.py ("gpt": 6 layers, width
+      384, context 256, batch 8, AdamW), FP32 and bf16 AMP, against
+      PyTorch eager (FP32, and bf16 autocast).
+
+Every time is the best of --reps runs after a warm-up. Ratios are times,
+mixprec's over PyTorch's (below 1: mixprec is faster), each pair measured
+in this process at the same thread count.
+
+OpenBLAS 0.3.21 (Debian bookworm) does not recognize CPUs newer than it
+and falls back to its SSE3 (Prescott) kernels, ~5x slower than its AVX-512
+ones: a reference that flatters mixprec. On a CPU with AVX-512 this script
+sets OPENBLAS_CORETYPE=SkylakeX (unless it is set) before OpenBLAS loads.
+
+  MIXPREC_BUILD=build /usr/bin/python3 bench/bench_cpu_train.py
+
+About 3 minutes on 2 cores (most of it the decoder's steps).
+"""
+import argparse
+import os
+import pathlib
+import sys
+import time
+
+
+def avx512():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return " avx512f" in f.read()
+    except OSError:
+        return False
+
+
+if "OPENBLAS_CORETYPE" not in os.environ and avx512():
+    os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "bench"))
+import gpt  # noqa: E402
+import mixprec  # noqa: E402
+import mixprec.torch as mpt  # noqa: E402
+
+MATMUL_MLIR = """
+func.func @matmul(%a: tensor<{n}x{n}x{t}>, %b: tensor<{n}x{n}x{t}>) -> tensor<{n}x{n}x{t}> {{
+  %c = mixprec.matmul %a, %b : tensor<{n}x{n}x{t}>, tensor<{n}x{n}x{t}> -> tensor<{n}x{n}x{t}>
+  return %c : tensor<{n}x{n}x{t}>
+}}
+"""
+
+
+def best_time(fn, reps):
+    fn()
+    best = float("inf")
+    for _ in range(reps):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def set_threads(libraries, threads):
+    torch.set_num_threads(threads)
+    for library in libraries:
+        library.num_threads = threads
+
+
+def gemm_rows(thread_counts, reps):
+    rows = []
+    for size in (512, 1024):
+        for dtype, torch_dtype in (("f32", torch.float32),
+                                   ("bf16", torch.bfloat16)):
+            library = mixprec.compile_source(
+                MATMUL_MLIR.format(n=size, t=dtype))
+            a = torch.randn(size, size).to(torch_dtype)
+            b = torch.randn(size, size).to(torch_dtype)
+            if dtype == "f32":
+                inputs = [a.numpy(), b.numpy()]
+            else:
+                inputs = [t.view(torch.int16).numpy().view(np.uint16)
+                          for t in (a, b)]
+            spec = library.function("matmul").outputs[0]
+            out = [np.empty(spec.shape, spec.numpy_dtype)]
+            for threads in thread_counts:
+                set_threads([library], threads)
+                ours = best_time(lambda: library.call("matmul", inputs, out),
+                                 reps)
+                theirs = best_time(lambda: torch.matmul(a, b), reps)
+                flops = 2 * size ** 3
+                rows.append(("%s GEMM %d^3" % (dtype, size), threads,
+                             ours, theirs, "%.0f / %.0f GFLOP/s" % (
+                                 flops / ours / 1e9, flops / theirs / 1e9)))
+    return rows
+
+
+def decoder_rows(thread_counts, reps):
+    rows = []
+    for precision in ("fp32", "bf16"):
+        model, optimizer, batch = gpt.build("gpt")
+        trainer = mpt.compile(model, gpt.loss_fn, batch, optimizer,
+                              precision=precision)
+        reference, reference_optimizer, _ = gpt.build("gpt")
+
+        def torch_step():
+            reference_optimizer.zero_grad(set_to_none=True)
+            with torch.autocast("cpu", dtype=torch.bfloat16,
+                                enabled=precision == "bf16"):
+                loss = gpt.loss_fn(reference, *batch)
+            loss.backward()
+            reference_optimizer.step()
+
+        for threads in thread_counts:
+            set_threads([trainer.library], threads)
+            ours = best_time(lambda: trainer.step(*batch), reps)
+            theirs = best_time(torch_step, reps)
+            rows.append(("decoder step, %s" % precision, threads, ours,
+                         theirs, ""))
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--reps", type=int, default=3,
+                        help="timed runs per measurement (default 3)")
+    args = parser.parse_args()
+    cpus = len(os.sched_getaffinity(0))
+    thread_counts = sorted({1, cpus})
+    torch.manual_seed(0)
+    rows = gemm_rows(thread_counts, max(args.reps, 5))
+    rows += decoder_rows(thread_counts, args.reps)
+    print("mixprec CPU training speed: %d CPUs, torch %s, OPENBLAS_CORETYPE="
+          "%s" % (cpus, torch.__version__,
+                  os.environ.get("OPENBLAS_CORETYPE", "")))
+    print("%-22s %7s %12s %12s %14s  %s" % (
+        "", "threads", "mixprec", "PyTorch", "mixprec/torch", ""))
+    for name, threads, ours, theirs, extra in rows:
+        print("%-22s %7d %9.2f ms %9.2f ms %14.2f  %s" % (
+            name, threads, ours * 1e3, theirs * 1e3, ours / theirs, extra))
+    times = {(name, threads): ours for name, threads, ours, _, _ in rows}
+    for threads in thread_counts:
+        print("bf16 AMP / FP32 decoder step at %d thread(s): %.2f" % (
+            threads, times["decoder step, bf16", threads] /
+            times["decoder step, fp32", threads]))
+    if len(thread_counts) > 1:
+        for precision in ("fp32", "bf16"):
+            name = "decoder step, %s" % precision
+            print("%s: %d threads are %.2fx faster than 1" % (
+                name, cpus, times[name, 1] / times[name, cpus]))
+
+
+if __name__ == "__main__":
+    main()
