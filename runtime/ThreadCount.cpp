@@ -30,14 +30,21 @@ int defaultThreadCount() {
   return 1;
 }
 
-std::atomic<int> &threadCount() {
-  static std::atomic<int> count(defaultThreadCount());
-  return count;
-}
+// 0 until first read or set. Not a function-local static: the model runtime
+// links against the C library alone, without libstdc++'s guards.
+std::atomic<int> threadCount{0};
 
 } // namespace
 
-int mixprec::numThreads() { return threadCount().load(); }
+int mixprec::numThreads() {
+  int count = threadCount.load();
+  if (count > 0)
+    return count;
+  // Racing first readers compute the same default.
+  int expected = 0;
+  threadCount.compare_exchange_strong(expected, defaultThreadCount());
+  return threadCount.load();
+}
 
 extern "C" {
 
@@ -47,7 +54,7 @@ mixprec_status mixprec_set_num_threads(int32_t count) {
                         "mixprec_set_num_threads: the count must be 1 to %d, "
                         "not %d",
                         mixprec::kMaxThreads, int(count));
-  threadCount().store(count);
+  threadCount.store(count);
   return MIXPREC_OK;
 }
 
