@@ -9,7 +9,7 @@ namespace mixprec {
 constexpr int kMaxThreads = 1024;
 
 /// The threads a CPU model's parallel work runs on now.
-int numThreads();
+__attribute__((visibility("hidden"))) int numThreads();
 
 } // namespace mixprec
 

@@ -10,26 +10,23 @@
 // one task, so which thread runs a task, and how many threads there are,
 // changes nothing.
 //
+// C library only (docs/design.md §8): no libstdc++ containers or guards.
+//
 //===----------------------------------------------------------------------===//
 
 #include "mixprec/Runtime/mixprec.h"
 #include "mixprec/Runtime/mixprec_cpu_contract.h"
 
 #include "Contraction.h"
+#include "OneDnn.h"
 #include "ThreadCount.h"
 #include "ThreadPool.h"
 
-#include <oneapi/dnnl/dnnl.h>
-
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
-#include <tuple>
-#include <vector>
+#include <pthread.h>
 
 namespace mixprec::cpu {
 namespace {
@@ -40,19 +37,37 @@ struct Loop {
   int64_t lhs, rhs, result;
 };
 
-/// Merges the loops of one kind into as few as their strides allow (the
-/// outer one's stride is the inner one's times its extent, in every
-/// operand) and returns them outermost first.
-std::vector<Loop> merge(std::vector<Loop> loops, int64_t Loop::*primary) {
-  // Insertion sort, stable (a dozen loops at most; std::stable_sort's
-  // buffer is deprecated in clang's view of libstdc++ 12).
-  for (size_t i = 1; i < loops.size(); ++i)
-    for (size_t j = i; j > 0 && loops[j - 1].*primary < loops[j].*primary; --j)
-      std::swap(loops[j - 1], loops[j]);
-  std::vector<Loop> merged;
-  for (const Loop &loop : loops) {
-    if (!merged.empty()) {
-      Loop &inner = merged.back();
+/// Loops of one kind, or the loops left over.
+struct Loops {
+  Loop loops[MIXPREC_CONTRACT_MAX_LOOPS];
+  int count = 0;
+
+  void add(const Loop &loop) { loops[count++] = loop; }
+  int64_t product() const {
+    int64_t result = 1;
+    for (int i = 0; i < count; ++i)
+      result *= loops[i].extent;
+    return result;
+  }
+};
+
+/// Merges `loops` into as few as their strides allow (the outer one's
+/// stride is the inner one's times its extent, in every operand), outermost
+/// first.
+Loops merge(Loops loops, int64_t Loop::*primary) {
+  // By the primary operand's stride, largest first; stable.
+  for (int i = 1; i < loops.count; ++i)
+    for (int j = i;
+         j > 0 && loops.loops[j - 1].*primary < loops.loops[j].*primary; --j) {
+      Loop swapped = loops.loops[j - 1];
+      loops.loops[j - 1] = loops.loops[j];
+      loops.loops[j] = swapped;
+    }
+  Loops merged;
+  for (int i = 0; i < loops.count; ++i) {
+    const Loop &loop = loops.loops[i];
+    if (merged.count > 0) {
+      Loop &inner = merged.loops[merged.count - 1];
       // `loop` is inside `inner` in the sort; merge when it is the inner
       // part of one dense loop.
       if (inner.lhs == loop.lhs * loop.extent &&
@@ -65,140 +80,166 @@ std::vector<Loop> merge(std::vector<Loop> loops, int64_t Loop::*primary) {
         continue;
       }
     }
-    merged.push_back(loop);
+    merged.add(loop);
   }
   return merged;
 }
 
-size_t elementBytes(int64_t type) { return type == MIXPREC_BF16 ? 2 : 4; }
+int64_t elementBytes(int64_t type) { return type == MIXPREC_BF16 ? 2 : 4; }
 
-/// Rows of a task: about 2^22 multiply-adds each, in multiples of 64 rows
-/// (a block shape the GEMM runs at full speed), from the shape alone.
+/// Rows of a task: about 2^22 multiply-adds, in multiples of 64 rows and
+/// at least 256 (below that oneDNN's per-call packing of the RHS costs
+/// more than the split gains), from the shape alone.
 int64_t rowsPerTask(const Gemm &gemm) {
-  int64_t perRow = std::max<int64_t>(gemm.n * gemm.k, 1);
+  int64_t perRow = gemm.n * gemm.k > 1 ? gemm.n * gemm.k : 1;
   int64_t rows = ((int64_t(1) << 22) / perRow + 63) / 64 * 64;
-  return std::min(std::max<int64_t>(rows, 256), std::max<int64_t>(gemm.m, 1));
+  if (rows < 256)
+    rows = 256;
+  return rows < gemm.m ? rows : (gemm.m > 1 ? gemm.m : 1);
 }
 
-/// A oneDNN matmul for one block shape.
+/// A oneDNN matmul for one block shape, kept for the process.
 struct Matmul {
-  dnnl_primitive_t primitive = nullptr;
+  int64_t key[11];
+  dnnl_primitive_t primitive;
   dnnl_memory_desc_t lhs, rhs, result, scratchpad;
-  size_t scratchpadBytes = 0;
+  size_t scratchpadBytes;
+  Matmul *next;
 };
 
-dnnl_engine_t engine() {
-  static dnnl_engine_t cpu = [] {
-    dnnl_engine_t created = nullptr;
-    if (dnnl_engine_create(&created, dnnl_cpu, 0) != dnnl_success)
-      return static_cast<dnnl_engine_t>(nullptr);
-    return created;
-  }();
-  return cpu;
-}
+pthread_mutex_t cacheMutex = PTHREAD_MUTEX_INITIALIZER;
+Matmul *cache = nullptr;
 
 /// A 2-D memory descriptor; an extent-1 dim gets a dense stride (oneDNN
 /// rejects some strides of dims that are never stepped).
-dnnl_memory_desc_t matrix(int64_t rows, int64_t columns, int64_t rowStride,
-                          int64_t columnStride, dnnl_data_type_t type) {
+bool matrix(const OneDnn &library, dnnl_memory_desc_t &desc, int64_t rows,
+            int64_t columns, int64_t rowStride, int64_t columnStride,
+            dnnl_data_type_t type) {
   if (columns == 1)
     columnStride = 1;
   if (rows == 1)
     rowStride = columns * columnStride;
   dnnl_dims_t dims = {rows, columns}, strides = {rowStride, columnStride};
-  dnnl_memory_desc_t desc;
-  if (dnnl_memory_desc_init_by_strides(&desc, 2, dims, type, strides) !=
-      dnnl_success)
-    std::memset(&desc, 0, sizeof(desc));
-  return desc;
+  return library.memoryDescInitByStrides(&desc, 2, dims, type, strides) ==
+         dnnl_success;
 }
 
-/// The matmul of `gemm` on `rows` rows, made once per shape and kept for
-/// the process; null when oneDNN has none (the reference loop runs).
-const Matmul *matmulFor(const Gemm &gemm, int64_t rows, int64_t type,
-                        bool accumulate) {
-  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t, int64_t, bool>;
-  static std::mutex mutex;
-  static std::map<Key, Matmul> made;
-  Key key(type, rows, gemm.n, gemm.k, gemm.lhsM, gemm.lhsK, gemm.rhsK,
-          gemm.rhsN, gemm.resultM, gemm.resultN, accumulate);
-  std::lock_guard<std::mutex> lock(mutex);
-  auto found = made.find(key);
-  if (found != made.end())
-    return found->second.primitive ? &found->second : nullptr;
-  Matmul &matmul = made[key];
-  if (!engine())
-    return nullptr;
+/// Makes `matmul`'s primitive; false when oneDNN has none for it.
+bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
+          int64_t type, bool accumulate) {
   dnnl_data_type_t inputType = type == MIXPREC_BF16 ? dnnl_bf16 : dnnl_f32;
-  matmul.lhs = matrix(rows, gemm.k, gemm.lhsM, gemm.lhsK, inputType);
-  matmul.rhs = matrix(gemm.k, gemm.n, gemm.rhsK, gemm.rhsN, inputType);
-  matmul.result = matrix(rows, gemm.n, gemm.resultM, gemm.resultN, dnnl_f32);
+  if (!matrix(library, matmul.lhs, rows, gemm.k, gemm.lhsM, gemm.lhsK,
+              inputType) ||
+      !matrix(library, matmul.rhs, gemm.k, gemm.n, gemm.rhsK, gemm.rhsN,
+              inputType) ||
+      !matrix(library, matmul.result, rows, gemm.n, gemm.resultM, gemm.resultN,
+              dnnl_f32))
+    return false;
   dnnl_matmul_desc_t desc;
-  if (dnnl_matmul_desc_init(&desc, &matmul.lhs, &matmul.rhs, nullptr,
-                            &matmul.result) != dnnl_success)
-    return nullptr;
+  if (library.matmulDescInit(&desc, &matmul.lhs, &matmul.rhs, nullptr,
+                             &matmul.result) != dnnl_success)
+    return false;
   dnnl_primitive_attr_t attr = nullptr;
   dnnl_post_ops_t postOps = nullptr;
   dnnl_primitive_desc_t primitiveDesc = nullptr;
-  bool ok = dnnl_primitive_attr_create(&attr) == dnnl_success &&
-            dnnl_primitive_attr_set_scratchpad_mode(
-                attr, dnnl_scratchpad_mode_user) == dnnl_success;
+  bool ok = library.attrCreate(&attr) == dnnl_success &&
+            library.attrSetScratchpadMode(attr, dnnl_scratchpad_mode_user) ==
+                dnnl_success;
   if (ok && accumulate)
-    ok = dnnl_post_ops_create(&postOps) == dnnl_success &&
-         dnnl_post_ops_append_sum(postOps, 1.0f) == dnnl_success &&
-         dnnl_primitive_attr_set_post_ops(attr, postOps) == dnnl_success;
+    ok = library.postOpsCreate(&postOps) == dnnl_success &&
+         library.postOpsAppendSum(postOps, 1.0f) == dnnl_success &&
+         library.attrSetPostOps(attr, postOps) == dnnl_success;
   if (ok)
-    ok = dnnl_primitive_desc_create(&primitiveDesc, &desc, attr, engine(),
-                                    nullptr) == dnnl_success;
+    ok = library.primitiveDescCreate(&primitiveDesc, &desc, attr,
+                                     library.engine, nullptr) == dnnl_success;
   if (ok) {
-    matmul.scratchpad = *dnnl_primitive_desc_query_md(
+    matmul.scratchpad = *library.primitiveDescQueryMd(
         primitiveDesc, dnnl_query_scratchpad_md, 0);
-    matmul.scratchpadBytes = dnnl_memory_desc_get_size(&matmul.scratchpad);
-    if (dnnl_primitive_create(&matmul.primitive, primitiveDesc) != dnnl_success)
-      matmul.primitive = nullptr;
+    matmul.scratchpadBytes = library.memoryDescGetSize(&matmul.scratchpad);
+    ok = library.primitiveCreate(&matmul.primitive, primitiveDesc) ==
+         dnnl_success;
   }
   if (primitiveDesc)
-    dnnl_primitive_desc_destroy(primitiveDesc);
+    library.primitiveDescDestroy(primitiveDesc);
   if (postOps)
-    dnnl_post_ops_destroy(postOps);
+    library.postOpsDestroy(postOps);
   if (attr)
-    dnnl_primitive_attr_destroy(attr);
-  return matmul.primitive ? &matmul : nullptr;
+    library.attrDestroy(attr);
+  return ok;
 }
 
-/// Runs `matmul` on this thread, on its own stream and scratchpad; false
-/// when oneDNN fails (the caller computes the block itself).
+/// The matmul of `gemm` on `rows` rows, made once per shape; null when
+/// oneDNN is missing or has none (the reference loop runs).
+const Matmul *matmulFor(const Gemm &gemm, int64_t rows, int64_t type,
+                        bool accumulate) {
+  const OneDnn *library = oneDnn();
+  if (!library)
+    return nullptr;
+  int64_t key[11] = {type,         rows,         gemm.n,    gemm.k,
+                     gemm.lhsM,    gemm.lhsK,    gemm.rhsK, gemm.rhsN,
+                     gemm.resultM, gemm.resultN, accumulate};
+  pthread_mutex_lock(&cacheMutex);
+  Matmul *found = cache;
+  while (found && std::memcmp(found->key, key, sizeof(key)) != 0)
+    found = found->next;
+  if (!found) {
+    // Never freed: reachable from `cache` for the process.
+    found = static_cast<Matmul *>(std::calloc(1, sizeof(Matmul)));
+    if (found) {
+      std::memcpy(found->key, key, sizeof(key));
+      if (!make(*library, *found, gemm, rows, type, accumulate))
+        found->primitive = nullptr;
+      found->next = cache;
+      cache = found;
+    }
+  }
+  pthread_mutex_unlock(&cacheMutex);
+  return found && found->primitive ? found : nullptr;
+}
+
+// Each thread's stream and scratchpad (plain data: no destructors).
+__thread dnnl_stream_t threadStream = nullptr;
+__thread void *threadScratchpad = nullptr;
+__thread size_t threadScratchpadBytes = 0;
+
+/// Runs `matmul` on this thread; false when oneDNN fails (the caller
+/// computes the block itself).
 bool run(const Matmul &matmul, const void *lhs, const void *rhs,
          float *result) {
-  thread_local dnnl_stream_t stream = nullptr;
-  thread_local std::vector<char> scratchpad;
-  if (!stream && dnnl_stream_create(&stream, engine(),
-                                    dnnl_stream_default_flags) != dnnl_success)
+  const OneDnn &library = *oneDnn();
+  if (!threadStream &&
+      library.streamCreate(&threadStream, library.engine,
+                           dnnl_stream_default_flags) != dnnl_success)
     return false;
-  if (scratchpad.size() < matmul.scratchpadBytes)
-    scratchpad.resize(matmul.scratchpadBytes);
+  if (threadScratchpadBytes < matmul.scratchpadBytes) {
+    void *grown = std::realloc(threadScratchpad, matmul.scratchpadBytes);
+    if (!grown)
+      return false;
+    threadScratchpad = grown;
+    threadScratchpadBytes = matmul.scratchpadBytes;
+  }
   dnnl_memory_t memories[4] = {};
-  bool ok = dnnl_memory_create(&memories[0], &matmul.lhs, engine(),
-                               const_cast<void *>(lhs)) == dnnl_success &&
-            dnnl_memory_create(&memories[1], &matmul.rhs, engine(),
-                               const_cast<void *>(rhs)) == dnnl_success &&
-            dnnl_memory_create(&memories[2], &matmul.result, engine(),
-                               result) == dnnl_success &&
-            dnnl_memory_create(&memories[3], &matmul.scratchpad, engine(),
-                               scratchpad.data()) == dnnl_success;
+  bool ok =
+      library.memoryCreate(&memories[0], &matmul.lhs, library.engine,
+                           const_cast<void *>(lhs)) == dnnl_success &&
+      library.memoryCreate(&memories[1], &matmul.rhs, library.engine,
+                           const_cast<void *>(rhs)) == dnnl_success &&
+      library.memoryCreate(&memories[2], &matmul.result, library.engine,
+                           result) == dnnl_success &&
+      library.memoryCreate(&memories[3], &matmul.scratchpad, library.engine,
+                           threadScratchpad) == dnnl_success;
   if (ok) {
     dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, memories[0]},
                               {DNNL_ARG_WEIGHTS, memories[1]},
                               {DNNL_ARG_DST, memories[2]},
                               {DNNL_ARG_SCRATCHPAD, memories[3]}};
-    ok = dnnl_primitive_execute(matmul.primitive, stream, 4, args) ==
+    ok = library.primitiveExecute(matmul.primitive, threadStream, 4, args) ==
              dnnl_success &&
-         dnnl_stream_wait(stream) == dnnl_success;
+         library.streamWait(threadStream) == dnnl_success;
   }
   for (dnnl_memory_t memory : memories)
     if (memory)
-      dnnl_memory_destroy(memory);
+      library.memoryDestroy(memory);
   return ok;
 }
 
@@ -214,6 +255,60 @@ float load(const char *base, int64_t index, int64_t type) {
   float value;
   std::memcpy(&value, &wide, 4);
   return value;
+}
+
+/// What a task needs: the GEMM, its blocks and the loops around it.
+struct Work {
+  Gemm gemm;
+  int64_t type;
+  bool accumulate;
+  int64_t rows, blocks;
+  Loops outer, kSteps;
+  const char *lhs, *rhs;
+  float *result;
+  // [full block, last block][first k step, the rest]
+  const Matmul *matmuls[2][2];
+};
+
+void runTask(void *context, int64_t task) {
+  const Work &work = *static_cast<const Work *>(context);
+  const Gemm &gemm = work.gemm;
+  int64_t block = task % work.blocks;
+  int64_t position = task / work.blocks;
+  int64_t lhsOffset = block * work.rows * gemm.lhsM;
+  int64_t rhsOffset = 0;
+  int64_t resultOffset = block * work.rows * gemm.resultM;
+  for (int i = work.outer.count - 1; i >= 0; --i) {
+    const Loop &loop = work.outer.loops[i];
+    int64_t index = position % loop.extent;
+    position /= loop.extent;
+    lhsOffset += index * loop.lhs;
+    rhsOffset += index * loop.rhs;
+    resultOffset += index * loop.result;
+  }
+  int64_t height = gemm.m - block * work.rows;
+  if (height > work.rows)
+    height = work.rows;
+  const Matmul *const *shape = work.matmuls[height == work.rows ? 0 : 1];
+  float *result = work.result + resultOffset;
+  int64_t bytes = elementBytes(work.type);
+  int64_t steps = work.kSteps.product();
+  for (int64_t step = 0; step < steps; ++step) {
+    int64_t lhsStep = 0, rhsStep = 0, rest = step;
+    for (int i = work.kSteps.count - 1; i >= 0; --i) {
+      const Loop &loop = work.kSteps.loops[i];
+      int64_t index = rest % loop.extent;
+      rest /= loop.extent;
+      lhsStep += index * loop.lhs;
+      rhsStep += index * loop.rhs;
+    }
+    const void *lhs = work.lhs + (lhsOffset + lhsStep) * bytes;
+    const void *rhs = work.rhs + (rhsOffset + rhsStep) * bytes;
+    bool add = work.accumulate || step > 0;
+    const Matmul *matmul = shape[step > 0 ? 1 : 0];
+    if (!matmul || !run(*matmul, lhs, rhs, result))
+      referenceGemm(gemm, height, work.type, add, lhs, rhs, result);
+  }
 }
 
 } // namespace
@@ -234,132 +329,102 @@ void referenceGemm(const Gemm &gemm, int64_t rows, int64_t type,
     }
 }
 
-bool contract(const int64_t *description, std::string &error) {
+bool contract(const int64_t *description, char *error, size_t errorSize) {
   int64_t numLoops = description[MIXPREC_CONTRACT_NUM_LOOPS];
   int64_t type = description[MIXPREC_CONTRACT_LHS_TYPE];
   if (numLoops < 0 || numLoops > MIXPREC_CONTRACT_MAX_LOOPS) {
-    error = "a contraction of " + std::to_string(numLoops) + " loops";
+    std::snprintf(error, errorSize, "a contraction of %lld loops",
+                  static_cast<long long>(numLoops));
     return false;
   }
   if ((type != MIXPREC_F32 && type != MIXPREC_BF16) ||
       description[MIXPREC_CONTRACT_RHS_TYPE] != type) {
-    error = "a contraction of element types " + std::to_string(type) + " and " +
-            std::to_string(description[MIXPREC_CONTRACT_RHS_TYPE]);
+    std::snprintf(
+        error, errorSize, "a contraction of element types %lld and %lld",
+        static_cast<long long>(type),
+        static_cast<long long>(description[MIXPREC_CONTRACT_RHS_TYPE]));
     return false;
   }
-  bool accumulate = description[MIXPREC_CONTRACT_ACCUMULATE] != 0;
-  std::vector<Loop> byKind[4];
+  Loops byKind[4];
   for (int64_t i = 0; i < numLoops; ++i) {
     const int64_t *word = description + MIXPREC_CONTRACT_HEADER_WORDS +
                           i * MIXPREC_CONTRACT_LOOP_WORDS;
     int64_t kind = word[MIXPREC_CONTRACT_LOOP_KIND];
+    int64_t extent = word[MIXPREC_CONTRACT_LOOP_EXTENT];
     if (kind < MIXPREC_CONTRACT_BATCH || kind > MIXPREC_CONTRACT_K ||
-        word[MIXPREC_CONTRACT_LOOP_EXTENT] < 0) {
-      error = "a contraction loop of kind " + std::to_string(kind) +
-              " and extent " +
-              std::to_string(word[MIXPREC_CONTRACT_LOOP_EXTENT]);
+        extent < 0) {
+      std::snprintf(
+          error, errorSize, "a contraction loop of kind %lld and extent %lld",
+          static_cast<long long>(kind), static_cast<long long>(extent));
       return false;
     }
-    byKind[kind].push_back({word[MIXPREC_CONTRACT_LOOP_EXTENT],
-                            word[MIXPREC_CONTRACT_LOOP_LHS_STRIDE],
-                            word[MIXPREC_CONTRACT_LOOP_RHS_STRIDE],
-                            word[MIXPREC_CONTRACT_LOOP_RESULT_STRIDE]});
+    byKind[kind].add({extent, word[MIXPREC_CONTRACT_LOOP_LHS_STRIDE],
+                      word[MIXPREC_CONTRACT_LOOP_RHS_STRIDE],
+                      word[MIXPREC_CONTRACT_LOOP_RESULT_STRIDE]});
   }
 
   // The GEMM's m, n and k are the innermost merged loop of each kind; the
   // other loops of m and n, and the batch loops, make separate GEMMs
   // (outer); those of k are summed one after another into the same result.
-  std::vector<Loop> outer = byKind[MIXPREC_CONTRACT_BATCH];
-  Gemm gemm{1, 1, 1, 1, 1, 1, 1, 1, 1};
-  std::vector<Loop> m = merge(byKind[MIXPREC_CONTRACT_M], &Loop::result);
-  std::vector<Loop> n = merge(byKind[MIXPREC_CONTRACT_N], &Loop::result);
-  std::vector<Loop> k = merge(byKind[MIXPREC_CONTRACT_K], &Loop::lhs);
-  if (!m.empty()) {
-    gemm.m = m.back().extent, gemm.lhsM = m.back().lhs;
-    gemm.resultM = m.back().result;
-    outer.insert(outer.end(), m.begin(), m.end() - 1);
+  Work work;
+  work.gemm = Gemm{1, 1, 1, 1, 1, 1, 1, 1, 1};
+  work.type = type;
+  work.accumulate = description[MIXPREC_CONTRACT_ACCUMULATE] != 0;
+  work.outer = byKind[MIXPREC_CONTRACT_BATCH];
+  Gemm &gemm = work.gemm;
+  Loops m = merge(byKind[MIXPREC_CONTRACT_M], &Loop::result);
+  Loops n = merge(byKind[MIXPREC_CONTRACT_N], &Loop::result);
+  Loops k = merge(byKind[MIXPREC_CONTRACT_K], &Loop::lhs);
+  if (m.count > 0) {
+    const Loop &inner = m.loops[m.count - 1];
+    gemm.m = inner.extent, gemm.lhsM = inner.lhs, gemm.resultM = inner.result;
+    for (int i = 0; i + 1 < m.count; ++i)
+      work.outer.add(m.loops[i]);
   }
-  if (!n.empty()) {
-    gemm.n = n.back().extent, gemm.rhsN = n.back().rhs;
-    gemm.resultN = n.back().result;
-    outer.insert(outer.end(), n.begin(), n.end() - 1);
+  if (n.count > 0) {
+    const Loop &inner = n.loops[n.count - 1];
+    gemm.n = inner.extent, gemm.rhsN = inner.rhs, gemm.resultN = inner.result;
+    for (int i = 0; i + 1 < n.count; ++i)
+      work.outer.add(n.loops[i]);
   }
-  std::vector<Loop> kSteps;
-  if (!k.empty()) {
-    gemm.k = k.back().extent, gemm.lhsK = k.back().lhs;
-    gemm.rhsK = k.back().rhs;
-    kSteps.assign(k.begin(), k.end() - 1);
+  if (k.count > 0) {
+    const Loop &inner = k.loops[k.count - 1];
+    gemm.k = inner.extent, gemm.lhsK = inner.lhs, gemm.rhsK = inner.rhs;
+    for (int i = 0; i + 1 < k.count; ++i)
+      work.kSteps.add(k.loops[i]);
   }
-
-  int64_t outerCount = 1, kStepCount = 1;
-  for (const Loop &loop : outer)
-    outerCount *= loop.extent;
-  for (const Loop &loop : kSteps)
-    kStepCount *= loop.extent;
-  auto *lhsBase = reinterpret_cast<const char *>(
+  work.lhs = reinterpret_cast<const char *>(
       uintptr_t(description[MIXPREC_CONTRACT_LHS]));
-  auto *rhsBase = reinterpret_cast<const char *>(
+  work.rhs = reinterpret_cast<const char *>(
       uintptr_t(description[MIXPREC_CONTRACT_RHS]));
-  auto *resultBase = reinterpret_cast<float *>(
+  work.result = reinterpret_cast<float *>(
       uintptr_t(description[MIXPREC_CONTRACT_RESULT]));
-  size_t bytes = elementBytes(type);
+  int64_t outerCount = work.outer.product();
   if (outerCount == 0 || gemm.m == 0 || gemm.n == 0)
     return true;
   // Nothing to sum: the result is 0 (or stays).
-  if (gemm.k == 0 || kStepCount == 0) {
+  if (gemm.k == 0 || work.kSteps.product() == 0) {
     gemm.k = 0;
-    kStepCount = 1;
+    work.kSteps.count = 0;
   }
 
-  int64_t rows = rowsPerTask(gemm);
-  int64_t blocks = (gemm.m + rows - 1) / rows;
-  int64_t tasks = outerCount * blocks;
-  OneOpenMPThread alone;
+  work.rows = rowsPerTask(gemm);
+  work.blocks = (gemm.m + work.rows - 1) / work.rows;
+  int64_t tasks = outerCount * work.blocks;
+  OneOpenMPThread alone(oneDnn());
   // Made here, before the threads start: one matmul per block height, for
   // the first k step and (accumulating) the rest.
-  const Matmul *matmuls[2][2] = {};
+  std::memset(work.matmuls, 0, sizeof(work.matmuls));
   if (gemm.k > 0)
     for (int last = 0; last < 2; ++last) {
-      int64_t height = last ? gemm.m - (blocks - 1) * rows : rows;
-      matmuls[last][0] = matmulFor(gemm, height, type, accumulate);
-      if (kStepCount > 1)
-        matmuls[last][1] = matmulFor(gemm, height, type, true);
+      int64_t height =
+          last ? gemm.m - (work.blocks - 1) * work.rows : work.rows;
+      work.matmuls[last][0] = matmulFor(gemm, height, type, work.accumulate);
+      if (work.kSteps.count > 0)
+        work.matmuls[last][1] = matmulFor(gemm, height, type, true);
     }
-
-  auto runTask = [&](int64_t task) {
-    int64_t block = task % blocks;
-    int64_t position = task / blocks;
-    int64_t lhsOffset = block * rows * gemm.lhsM;
-    int64_t rhsOffset = 0;
-    int64_t resultOffset = block * rows * gemm.resultM;
-    for (auto loop = outer.rbegin(); loop != outer.rend(); ++loop) {
-      int64_t index = position % loop->extent;
-      position /= loop->extent;
-      lhsOffset += index * loop->lhs;
-      rhsOffset += index * loop->rhs;
-      resultOffset += index * loop->result;
-    }
-    int64_t height = std::min(rows, gemm.m - block * rows);
-    const Matmul *const *shape = matmuls[height == rows ? 0 : 1];
-    float *result = resultBase + resultOffset;
-    for (int64_t step = 0; step < kStepCount; ++step) {
-      int64_t lhsStep = 0, rhsStep = 0, rest = step;
-      for (auto loop = kSteps.rbegin(); loop != kSteps.rend(); ++loop) {
-        int64_t index = rest % loop->extent;
-        rest /= loop->extent;
-        lhsStep += index * loop->lhs;
-        rhsStep += index * loop->rhs;
-      }
-      const void *lhs = lhsBase + (lhsOffset + lhsStep) * int64_t(bytes);
-      const void *rhs = rhsBase + (rhsOffset + rhsStep) * int64_t(bytes);
-      bool add = accumulate || step > 0;
-      const Matmul *matmul = shape[step > 0 ? 1 : 0];
-      if (!matmul || !run(*matmul, lhs, rhs, result))
-        referenceGemm(gemm, height, type, add, lhs, rhs, result);
-    }
-  };
-
-  parallelFor(tasks, int(std::min<int64_t>(numThreads(), tasks)), runTask);
+  int64_t threads = numThreads();
+  parallelFor(tasks, int(threads < tasks ? threads : tasks), runTask, &work);
   return true;
 }
 
@@ -368,9 +433,9 @@ bool contract(const int64_t *description, std::string &error) {
 // The description comes from the compiler: one it cannot have written is a
 // bug, stopped before it reads memory it does not name.
 extern "C" void mixprec_cpu_contract(const int64_t *description) {
-  std::string error;
-  if (mixprec::cpu::contract(description, error))
+  char error[160];
+  if (mixprec::cpu::contract(description, error, sizeof(error)))
     return;
-  std::fprintf(stderr, "mixprec: internal error: %s\n", error.c_str());
+  std::fprintf(stderr, "mixprec: internal error: %s\n", error);
   std::abort();
 }

@@ -3,8 +3,8 @@
 #ifndef MIXPREC_RUNTIME_CPU_CONTRACTION_H
 #define MIXPREC_RUNTIME_CPU_CONTRACTION_H
 
+#include <cstddef>
 #include <cstdint>
-#include <string>
 
 namespace mixprec::cpu {
 
@@ -17,7 +17,7 @@ struct Gemm {
 
 /// Runs the contraction `description` describes (mixprec_cpu_contract.h);
 /// false, with `error` saying why, for a description no compiler writes.
-bool contract(const int64_t *description, std::string &error);
+bool contract(const int64_t *description, char *error, size_t errorSize);
 
 /// `rows` rows of `gemm` in plain loops, k in order with fused
 /// multiply-adds: where oneDNN has no matmul for a shape.

@@ -1,102 +1,107 @@
 //===- ThreadPool.cpp - the threads a CPU model's work runs on ------------===//
 //
-// Workers are started when a call first needs them and live as long as the
-// process; each takes the next task index until none is left. They run
-// library code on one OpenMP thread (their own), set once as they start.
+// Workers start when a call first needs them and live as long as the
+// process; each takes the next index until none is left. They run oneDNN
+// on one OpenMP thread (their own), set as they start.
 //
-// Not OpenMP itself: mixprec's runtime is built by g++ and by clang (the
-// sanitizer build), whose OpenMP runtimes differ, and a pool of its own
-// keeps one set of threads whatever the compiler.
+// pthreads, not OpenMP or std::thread: the model library links the C
+// library alone (docs/design.md §8), and the runtime is built by g++ and by
+// clang (the sanitizer build), whose OpenMP runtimes differ.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ThreadPool.h"
+#include "OneDnn.h"
+#include "ThreadCount.h"
 
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
-#include <vector>
+#include <pthread.h>
 
 namespace mixprec::cpu {
 namespace {
 
-class Pool {
-public:
-  void run(int64_t count, int threads,
-           const std::function<void(int64_t)> &task) {
-    // One call at a time: the workers serve one set of tasks.
-    std::lock_guard<std::mutex> serial(callMutex);
-    int helpers = threads - 1;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      while (int(workers.size()) < helpers)
-        workers.emplace_back(
-            [this, index = int(workers.size())] { work(index); });
-      current = &task;
-      total = count;
-      next.store(0);
-      active = helpers;
-      unfinished = helpers;
-      ++generation;
-    }
-    wake.notify_all();
-    drain(task);
-    std::unique_lock<std::mutex> lock(mutex);
-    done.wait(lock, [&] { return unfinished == 0; });
-    current = nullptr;
-  }
+pthread_mutex_t callMutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+pthread_cond_t done = PTHREAD_COND_INITIALIZER;
+int workers = 0;
+// The current call: its task, and the workers that take part (indices
+// below `active`) and have not finished.
+Task currentTask = nullptr;
+void *currentContext = nullptr;
+std::atomic<int64_t> next{0};
+int64_t total = 0;
+int active = 0, unfinished = 0;
+uint64_t generation = 0;
 
-private:
-  void drain(const std::function<void(int64_t)> &task) {
-    for (int64_t index = next.fetch_add(1); index < total;
-         index = next.fetch_add(1))
-      task(index);
-  }
+void drain(Task task, void *context) {
+  for (int64_t index = next.fetch_add(1); index < total;
+       index = next.fetch_add(1))
+    task(context, index);
+}
 
-  void work(int index) {
-    omp_set_num_threads(1);
-    uint64_t seen = 0;
-    while (true) {
-      const std::function<void(int64_t)> *task;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        wake.wait(lock, [&] { return generation != seen; });
-        seen = generation;
-        // Workers past the call's count sit this one out.
-        if (index >= active)
-          continue;
-        task = current;
-      }
-      drain(*task);
-      std::lock_guard<std::mutex> lock(mutex);
-      if (--unfinished == 0)
-        done.notify_one();
-    }
+void *work(void *argument) {
+  int index = int(reinterpret_cast<intptr_t>(argument));
+  if (const OneDnn *library = oneDnn())
+    library->ompSetNumThreads(1);
+  uint64_t seen = 0;
+  while (true) {
+    pthread_mutex_lock(&mutex);
+    while (generation == seen)
+      pthread_cond_wait(&wake, &mutex);
+    seen = generation;
+    bool takesPart = index < active;
+    Task task = currentTask;
+    void *context = currentContext;
+    pthread_mutex_unlock(&mutex);
+    if (!takesPart)
+      continue;
+    drain(task, context);
+    pthread_mutex_lock(&mutex);
+    if (--unfinished == 0)
+      pthread_cond_signal(&done);
+    pthread_mutex_unlock(&mutex);
   }
-
-  std::mutex callMutex, mutex;
-  std::condition_variable wake, done;
-  std::vector<std::thread> workers;
-  const std::function<void(int64_t)> *current = nullptr;
-  std::atomic<int64_t> next{0};
-  int64_t total = 0;
-  int active = 0, unfinished = 0;
-  uint64_t generation = 0;
-};
+  return nullptr;
+}
 
 } // namespace
 
-void parallelFor(int64_t count, int threads,
-                 const std::function<void(int64_t)> &task) {
-  if (threads <= 1 || count <= 1) {
+void parallelFor(int64_t count, int threads, Task task, void *context) {
+  if (threads > count)
+    threads = int(count);
+  if (threads <= 1) {
     for (int64_t index = 0; index < count; ++index)
-      task(index);
+      task(context, index);
     return;
   }
-  // Never destroyed: workers wait on it until the process ends.
-  static Pool *pool = new Pool;
-  pool->run(count, threads, task);
+  // One call at a time: the workers serve one set of indices.
+  pthread_mutex_lock(&callMutex);
+  pthread_mutex_lock(&mutex);
+  while (workers < threads - 1 && workers < kMaxThreads) {
+    pthread_t thread;
+    if (pthread_create(&thread, nullptr, work,
+                       reinterpret_cast<void *>(intptr_t(workers))) != 0)
+      break;
+    pthread_detach(thread);
+    ++workers;
+  }
+  int helpers = threads - 1 < workers ? threads - 1 : workers;
+  currentTask = task;
+  currentContext = context;
+  total = count;
+  next.store(0);
+  active = helpers;
+  unfinished = helpers;
+  ++generation;
+  pthread_cond_broadcast(&wake);
+  pthread_mutex_unlock(&mutex);
+  drain(task, context);
+  pthread_mutex_lock(&mutex);
+  while (unfinished > 0)
+    pthread_cond_wait(&done, &mutex);
+  pthread_mutex_unlock(&mutex);
+  pthread_mutex_unlock(&callMutex);
 }
 
 } // namespace mixprec::cpu

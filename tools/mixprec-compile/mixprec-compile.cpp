@@ -193,8 +193,7 @@ static int linkLibrary(ArrayRef<std::string> objects, StringRef abiSource,
     args.append(
         {MIXPREC_CUDA_RUNTIME_LIBRARY, "-Wl,--no-whole-archive", "-ldl"});
   else
-    args.append({"-Wl,--no-whole-archive", MIXPREC_CPU_RUNTIME_LIBRARY,
-                 "-ldnnl", "-lgomp", "-lstdc++", "-lpthread"});
+    args.append({"-Wl,--no-whole-archive", MIXPREC_CPU_RUNTIME_LIBRARY});
   args.push_back("-lm");
   return runCompiler(args, "linking " + output);
 }

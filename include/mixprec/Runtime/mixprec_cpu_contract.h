@@ -57,7 +57,9 @@ typedef enum mixprec_contract_loop {
   MIXPREC_CONTRACT_K = 3
 } mixprec_contract_loop;
 
-void mixprec_cpu_contract(const int64_t *description);
+/* Internal to a model library: hidden, not part of its ABI. */
+__attribute__((visibility("hidden"))) void
+mixprec_cpu_contract(const int64_t *description);
 
 #ifdef __cplusplus
 } /* extern "C" */
