@@ -85,7 +85,9 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // device's copy is updated, and the caller's only when the call
   // succeeds.)
   pm.addNestedPass<func::FuncOp>(createMixprecGuardStateUpdates());
-  pm.addPass(createConvertMixprecToLinalg());
+  ConvertMixprecToLinalgOptions lowering;
+  lowering.scatterEmbeddingGradients = true;
+  pm.addPass(createConvertMixprecToLinalg(lowering));
   pm.addPass(createCanonicalizerPass());
   // Broadcasts, casts and elementwise chains are computed where they are
   // read, with no buffer in between.

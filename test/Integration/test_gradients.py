@@ -372,6 +372,23 @@ def test_embedding_grad(index_shape, index_type, dtype):
     assert (dtable[-1] == 0).all()
 
 
+@pytest.mark.parametrize("index_shape", [(37,), (3, 29)])
+def test_embedding_grad_sums_each_row_in_index_order(index_shape):
+    # The CPU adds each index's gradient row to its row (a scatter); the
+    # bits are those of f32 sums over the indices in row-major order, from
+    # zero, rounded once: the order of the dense reduction it replaced.
+    generator = torch.Generator().manual_seed(18)
+    indices = torch.randint(0, 3, index_shape, generator=generator)
+    g = random(index_shape + (EMBEDDING_DIM,), "f32", 19)
+    (dtable,) = run(EMBEDDING, embedding_name(index_shape, "i64", "f32"),
+                    [g, indices])
+    expected = np.zeros((EMBEDDING_VOCAB, EMBEDDING_DIM), np.float32)
+    rows = g.numpy().reshape(-1, EMBEDDING_DIM)
+    for index, row in zip(indices.reshape(-1).tolist(), rows):
+        expected[index] = expected[index] + row  # float32, in order
+    assert dtable.numpy().tobytes() == expected.tobytes()
+
+
 # ---------------------------------------------------------------------------
 # conv2d_grad_input, conv2d_grad_weight
 # ---------------------------------------------------------------------------

@@ -19,7 +19,10 @@ void populateNormalizationLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateTrainingLoweringPatterns(mlir::RewritePatternSet &patterns);
-void populateGradientLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// With `scatterEmbeddingGradients`, embedding_grad becomes a loop that adds
+/// each index's gradient row (the CPU's form); else one dense reduction.
+void populateGradientLoweringPatterns(mlir::RewritePatternSet &patterns,
+                                      bool scatterEmbeddingGradients);
 void populateIndexCheckLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION

@@ -36,6 +36,14 @@ def ConvertMixprecToLinalg : Pass<"convert-mixprec-to-linalg",
     } -> tensor<4x8xf16>
     ```
   }];
+  let options = [
+    Option<"scatterEmbeddingGradients", "scatter-embedding-gradients", "bool",
+           /*default=*/"false",
+           "Lower embedding_grad to a loop over the indices that adds each "
+           "gradient row to the row its index names (the CPU's form, the "
+           "same bits), instead of one dense reduction over the table (the "
+           "GPU's: parallel over the table)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",

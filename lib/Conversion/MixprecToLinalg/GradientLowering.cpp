@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <algorithm>
@@ -359,6 +360,88 @@ struct EmbeddingGradLowering : public OpRewritePattern<EmbeddingGradOp> {
         });
     rewriter.replaceOp(
         op, convertTensor(rewriter, loc, sum, type.getElementType()));
+    return success();
+  }
+};
+
+/// embedding_grad as a scatter (CPU): for each index in order, its row of
+/// the gradient is added to the row it names, in f32, from zeros; an index
+/// outside the table adds nothing. Each output element sums the same terms
+/// in the same order as the dense form above, so the bits are the same, in
+/// O(indices * width) instead of O(vocabulary * indices * width).
+struct EmbeddingGradScatterLowering : public OpRewritePattern<EmbeddingGradOp> {
+  EmbeddingGradScatterLowering(MLIRContext *context)
+      : OpRewritePattern(context, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(EmbeddingGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    auto indicesType = op.getIndices().getType();
+    if (!type.hasStaticShape() || !indicesType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    int64_t indexRank = indicesType.getRank();
+    int64_t rows = type.getDimSize(0), width = type.getDimSize(1);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value count = arith::ConstantIndexOp::create(rewriter, loc,
+                                                 indicesType.getNumElements());
+    Value widthValue = arith::ConstantIndexOp::create(rewriter, loc, width);
+    Value rowsValue = arith::ConstantIndexOp::create(rewriter, loc, rows);
+    Value init =
+        filledTensor(rewriter, loc, type.clone(rewriter.getF32Type()), 0.0);
+    auto tokens = scf::ForOp::create(
+        rewriter, loc, zero, count, one, ValueRange{init},
+        [&](OpBuilder &b, Location loc, Value token, ValueRange sums) {
+          // The index's position in the indices, row-major.
+          SmallVector<Value> position(indexRank);
+          Value rest = token;
+          for (int64_t dim = indexRank - 1; dim >= 0; --dim) {
+            Value size = arith::ConstantIndexOp::create(
+                b, loc, indicesType.getDimSize(dim));
+            position[dim] = arith::RemUIOp::create(b, loc, rest, size);
+            rest = arith::DivUIOp::create(b, loc, rest, size);
+          }
+          Value index = arith::IndexCastOp::create(
+              b, loc, b.getIndexType(),
+              tensor::ExtractOp::create(b, loc, op.getIndices(), position));
+          Value inside = arith::AndIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index,
+                                    zero),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
+                                    rowsValue));
+          auto added = scf::IfOp::create(
+              b, loc, inside,
+              [&](OpBuilder &b, Location loc) {
+                auto row = scf::ForOp::create(
+                    b, loc, zero, widthValue, one, sums,
+                    [&](OpBuilder &b, Location loc, Value column,
+                        ValueRange partial) {
+                      SmallVector<Value> gradPosition(position);
+                      gradPosition.push_back(column);
+                      Value term =
+                          convertScalar(b, loc,
+                                        tensor::ExtractOp::create(
+                                            b, loc, op.getGrad(), gradPosition),
+                                        b.getF32Type());
+                      Value old = tensor::ExtractOp::create(
+                          b, loc, partial[0], ValueRange{index, column});
+                      Value sum = addF(b, loc, old, term);
+                      scf::YieldOp::create(
+                          b, loc,
+                          tensor::InsertOp::create(b, loc, sum, partial[0],
+                                                   ValueRange{index, column})
+                              .getResult());
+                    });
+                scf::YieldOp::create(b, loc, row.getResults());
+              },
+              [&](OpBuilder &b, Location loc) {
+                scf::YieldOp::create(b, loc, sums);
+              });
+          scf::YieldOp::create(b, loc, added.getResults());
+        });
+    rewriter.replaceOp(op, convertTensor(rewriter, loc, tokens.getResult(0),
+                                         type.getElementType()));
     return success();
   }
 };
@@ -773,7 +856,10 @@ struct ReduceMaxGradLowering : public OpRewritePattern<ReduceMaxGradOp> {
 
 } // namespace
 
-void mixprec::populateGradientLoweringPatterns(RewritePatternSet &patterns) {
+void mixprec::populateGradientLoweringPatterns(RewritePatternSet &patterns,
+                                               bool scatterEmbeddingGradients) {
+  if (scatterEmbeddingGradients)
+    patterns.add<EmbeddingGradScatterLowering>(patterns.getContext());
   patterns
       .add<ReluGradLowering,
            MinMaxGradLowering<MaximumGradOp, arith::CmpFPredicate::OLT>,

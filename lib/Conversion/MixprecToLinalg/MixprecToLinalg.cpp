@@ -22,6 +22,8 @@ namespace {
 struct ConvertMixprecToLinalgPass
     : public mixprec::impl::ConvertMixprecToLinalgBase<
           ConvertMixprecToLinalgPass> {
+  using ConvertMixprecToLinalgBase::ConvertMixprecToLinalgBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // State must already be function arguments and results; say so rather
@@ -54,7 +56,7 @@ struct ConvertMixprecToLinalgPass
     populateReductionLoweringPatterns(patterns);
     populateShapeLoweringPatterns(patterns);
     populateTrainingLoweringPatterns(patterns);
-    populateGradientLoweringPatterns(patterns);
+    populateGradientLoweringPatterns(patterns, scatterEmbeddingGradients);
     populateIndexCheckLoweringPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
