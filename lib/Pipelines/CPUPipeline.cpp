@@ -58,14 +58,6 @@ static unsigned vectorRegisterBits(StringRef cpu) {
   return 128;
 }
 
-/// Whether `cpu` has bf16 dot products (AVX512-BF16 or AMX-BF16), which the
-/// runtime's bf16 GEMMs use: elsewhere bf16 inputs are widened to f32.
-static bool hasBf16DotProducts(StringRef cpu) {
-  std::unique_ptr<llvm::MCSubtargetInfo> subtarget = subtargetFor(cpu);
-  return subtarget && (subtarget->checkFeatures("+avx512bf16") ||
-                       subtarget->checkFeatures("+amx-bf16"));
-}
-
 RegisterTile chooseRegisterTile(StringRef cpu) {
   switch (vectorRegisterBits(cpu)) {
   case 512:
@@ -105,7 +97,6 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     tiling.tileN = options.tileN > 0 ? options.tileN : tile.n;
     tiling.tileK = options.tileK > 0 ? options.tileK : tile.k;
     tiling.libraryContractions = options.libraryContractions;
-    tiling.libraryBf16 = hasBf16DotProducts(options.cpu);
     pm.addNestedPass<func::FuncOp>(createMixprecTileAndVectorize(tiling));
     pm.addNestedPass<func::FuncOp>(createMixprecEpilogueInTiles());
   }
@@ -125,6 +116,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     pm.addPass(createMixprecContractionsToCalls());
   // LLVM optimizes each distinct loop nest once, in a small function.
   pm.addPass(createMixprecOutlineLoopNests());
+  // Outer parallel loops run in chunks on the model's threads.
+  pm.addPass(createMixprecParallelLoopNests());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (options.vectorize) {
     // Masked ops of partial tiles (when not peeled) lose their masks; n-D
@@ -152,6 +145,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   }
   addHostToLLVMPasses(pm);
+  pm.addPass(createMixprecLaunchParallelNests());
 }
 
 void registerCPUPipeline() {

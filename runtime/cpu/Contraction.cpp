@@ -98,9 +98,9 @@ int64_t rowsPerTask(const Gemm &gemm) {
   return rows < gemm.m ? rows : (gemm.m > 1 ? gemm.m : 1);
 }
 
-/// A oneDNN matmul for one block shape, kept for the process.
+/// A oneDNN f32 matmul for one block shape, kept for the process.
 struct Matmul {
-  int64_t key[11];
+  int64_t key[10];
   dnnl_primitive_t primitive;
   dnnl_memory_desc_t lhs, rhs, result, scratchpad;
   size_t scratchpadBytes;
@@ -126,8 +126,8 @@ bool matrix(const OneDnn &library, dnnl_memory_desc_t &desc, int64_t rows,
 
 /// Makes `matmul`'s primitive; false when oneDNN has none for it.
 bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
-          int64_t type, bool accumulate) {
-  dnnl_data_type_t inputType = type == MIXPREC_BF16 ? dnnl_bf16 : dnnl_f32;
+          bool accumulate) {
+  dnnl_data_type_t inputType = dnnl_f32;
   if (!matrix(library, matmul.lhs, rows, gemm.k, gemm.lhsM, gemm.lhsK,
               inputType) ||
       !matrix(library, matmul.rhs, gemm.k, gemm.n, gemm.rhsK, gemm.rhsN,
@@ -168,16 +168,15 @@ bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
   return ok;
 }
 
-/// The matmul of `gemm` on `rows` rows, made once per shape; null when
+/// The f32 matmul of `gemm` on `rows` rows, made once per shape; null when
 /// oneDNN is missing or has none (the reference loop runs).
-const Matmul *matmulFor(const Gemm &gemm, int64_t rows, int64_t type,
-                        bool accumulate) {
+const Matmul *matmulFor(const Gemm &gemm, int64_t rows, bool accumulate) {
   const OneDnn *library = oneDnn();
   if (!library)
     return nullptr;
-  int64_t key[11] = {type,         rows,         gemm.n,    gemm.k,
-                     gemm.lhsM,    gemm.lhsK,    gemm.rhsK, gemm.rhsN,
-                     gemm.resultM, gemm.resultN, accumulate};
+  int64_t key[10] = {rows,         gemm.n,    gemm.k,    gemm.lhsM,
+                     gemm.lhsK,    gemm.rhsK, gemm.rhsN, gemm.resultM,
+                     gemm.resultN, accumulate};
   pthread_mutex_lock(&cacheMutex);
   Matmul *found = cache;
   while (found && std::memcmp(found->key, key, sizeof(key)) != 0)
@@ -187,7 +186,7 @@ const Matmul *matmulFor(const Gemm &gemm, int64_t rows, int64_t type,
     found = static_cast<Matmul *>(std::calloc(1, sizeof(Matmul)));
     if (found) {
       std::memcpy(found->key, key, sizeof(key));
-      if (!make(*library, *found, gemm, rows, type, accumulate))
+      if (!make(*library, *found, gemm, rows, accumulate))
         found->primitive = nullptr;
       found->next = cache;
       cache = found;
@@ -201,12 +200,19 @@ const Matmul *matmulFor(const Gemm &gemm, int64_t rows, int64_t type,
 __thread dnnl_stream_t threadStream = nullptr;
 __thread void *threadScratchpad = nullptr;
 __thread size_t threadScratchpadBytes = 0;
+__thread bool threadAlone = false;
 
 /// Runs `matmul` on this thread; false when oneDNN fails (the caller
 /// computes the block itself).
 bool run(const Matmul &matmul, const void *lhs, const void *rhs,
          float *result) {
   const OneDnn &library = *oneDnn();
+  // A worker runs oneDNN on itself alone, from its first matmul on (the
+  // calling thread does for the call's scope: OneOpenMPThread).
+  if (onWorker() && !threadAlone) {
+    library.ompSetNumThreads(1);
+    threadAlone = true;
+  }
   if (!threadStream &&
       library.streamCreate(&threadStream, library.engine,
                            dnnl_stream_default_flags) != dnnl_success)
@@ -260,6 +266,9 @@ float load(const char *base, int64_t index, int64_t type) {
 /// What a task needs: the GEMM, its blocks and the loops around it.
 struct Work {
   Gemm gemm;
+  // bf16 operands are widened, a block at a time, into dense f32 copies:
+  // the GEMM on them.
+  Gemm widened;
   int64_t type;
   bool accumulate;
   int64_t rows, blocks;
@@ -269,6 +278,46 @@ struct Work {
   // [full block, last block][first k step, the rest]
   const Matmul *matmuls[2][2];
 };
+
+// Each thread's f32 copies of a bf16 block (plain data).
+__thread float *threadLhs = nullptr, *threadRhs = nullptr;
+__thread int64_t threadLhsElements = 0, threadRhsElements = 0;
+
+bool reserve(float *&buffer, int64_t &elements, int64_t needed) {
+  if (elements >= needed)
+    return true;
+  void *grown = std::realloc(buffer, size_t(needed) * sizeof(float));
+  if (!grown)
+    return false;
+  buffer = static_cast<float *>(grown);
+  elements = needed;
+  return true;
+}
+
+/// Widens `rows` rows of the bf16 LHS and the RHS into this thread's dense
+/// f32 copies (exact); false when they cannot be allocated.
+bool widen(const Gemm &gemm, int64_t rows, const void *lhs, const void *rhs) {
+  if (!reserve(threadLhs, threadLhsElements, rows * gemm.k) ||
+      !reserve(threadRhs, threadRhsElements, gemm.k * gemm.n))
+    return false;
+  auto *a = static_cast<const char *>(lhs);
+  auto *b = static_cast<const char *>(rhs);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t l = 0; l < gemm.k; ++l)
+      threadLhs[i * gemm.k + l] =
+          load(a, i * gemm.lhsM + l * gemm.lhsK, MIXPREC_BF16);
+  for (int64_t l = 0; l < gemm.k; ++l)
+    for (int64_t j = 0; j < gemm.n; ++j)
+      threadRhs[l * gemm.n + j] =
+          load(b, l * gemm.rhsK + j * gemm.rhsN, MIXPREC_BF16);
+  return true;
+}
+
+void referenceBlock(const Work &work, int64_t height, const void *lhs,
+                    const void *rhs, float *result, int64_t step) {
+  referenceGemm(work.gemm, height, MIXPREC_BF16, work.accumulate || step > 0,
+                lhs, rhs, result);
+}
 
 void runTask(void *context, int64_t task) {
   const Work &work = *static_cast<const Work *>(context);
@@ -304,10 +353,16 @@ void runTask(void *context, int64_t task) {
     }
     const void *lhs = work.lhs + (lhsOffset + lhsStep) * bytes;
     const void *rhs = work.rhs + (rhsOffset + rhsStep) * bytes;
+    const Gemm *actual = &gemm;
+    if (work.type == MIXPREC_BF16) {
+      if (!widen(gemm, height, lhs, rhs))
+        return referenceBlock(work, height, lhs, rhs, result, step);
+      lhs = threadLhs, rhs = threadRhs, actual = &work.widened;
+    }
     bool add = work.accumulate || step > 0;
     const Matmul *matmul = shape[step > 0 ? 1 : 0];
     if (!matmul || !run(*matmul, lhs, rhs, result))
-      referenceGemm(gemm, height, work.type, add, lhs, rhs, result);
+      referenceGemm(*actual, height, MIXPREC_F32, add, lhs, rhs, result);
   }
 }
 
@@ -414,14 +469,18 @@ bool contract(const int64_t *description, char *error, size_t errorSize) {
   OneOpenMPThread alone(oneDnn());
   // Made here, before the threads start: one matmul per block height, for
   // the first k step and (accumulating) the rest.
+  work.widened = gemm;
+  work.widened.lhsM = gemm.k, work.widened.lhsK = 1;
+  work.widened.rhsK = gemm.n, work.widened.rhsN = 1;
+  const Gemm &computed = type == MIXPREC_BF16 ? work.widened : gemm;
   std::memset(work.matmuls, 0, sizeof(work.matmuls));
   if (gemm.k > 0)
     for (int last = 0; last < 2; ++last) {
       int64_t height =
           last ? gemm.m - (work.blocks - 1) * work.rows : work.rows;
-      work.matmuls[last][0] = matmulFor(gemm, height, type, work.accumulate);
+      work.matmuls[last][0] = matmulFor(computed, height, work.accumulate);
       if (work.kSteps.count > 0)
-        work.matmuls[last][1] = matmulFor(gemm, height, type, true);
+        work.matmuls[last][1] = matmulFor(computed, height, true);
     }
   int64_t threads = numThreads();
   parallelFor(tasks, int(threads < tasks ? threads : tasks), runTask, &work);

@@ -1,8 +1,7 @@
 //===- ThreadPool.cpp - the threads a CPU model's work runs on ------------===//
 //
 // Workers start when a call first needs them and live as long as the
-// process; each takes the next index until none is left. They run oneDNN
-// on one OpenMP thread (their own), set as they start.
+// process; each takes the next index until none is left.
 //
 // pthreads, not OpenMP or std::thread: the model library links the C
 // library alone (docs/design.md §8), and the runtime is built by g++ and by
@@ -11,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "ThreadPool.h"
-#include "OneDnn.h"
 #include "ThreadCount.h"
 
 #include <atomic>
@@ -33,6 +31,7 @@ std::atomic<int64_t> next{0};
 int64_t total = 0;
 int active = 0, unfinished = 0;
 uint64_t generation = 0;
+__thread bool isWorker = false;
 
 void drain(Task task, void *context) {
   for (int64_t index = next.fetch_add(1); index < total;
@@ -42,8 +41,7 @@ void drain(Task task, void *context) {
 
 void *work(void *argument) {
   int index = int(reinterpret_cast<intptr_t>(argument));
-  if (const OneDnn *library = oneDnn())
-    library->ompSetNumThreads(1);
+  isWorker = true;
   uint64_t seen = 0;
   while (true) {
     pthread_mutex_lock(&mutex);
@@ -104,4 +102,37 @@ void parallelFor(int64_t count, int threads, Task task, void *context) {
   pthread_mutex_unlock(&callMutex);
 }
 
+bool onWorker() { return isWorker; }
+
 } // namespace mixprec::cpu
+
+namespace {
+
+struct Chunks {
+  void (*chunk)(void *, int64_t, int64_t);
+  void *slots;
+  int64_t extent, size;
+};
+
+void runChunk(void *context, int64_t index) {
+  const Chunks &chunks = *static_cast<const Chunks *>(context);
+  int64_t begin = index * chunks.size;
+  int64_t end =
+      begin + chunks.size < chunks.extent ? begin + chunks.size : chunks.extent;
+  chunks.chunk(chunks.slots, begin, end);
+}
+
+} // namespace
+
+extern "C" void
+mixprec_cpu_parallel_for(void (*chunk)(void *, int64_t, int64_t), void *slots,
+                         int64_t extent, int64_t chunkSize) {
+  int64_t count = chunkSize > 0 ? (extent + chunkSize - 1) / chunkSize : 1;
+  int threads = mixprec::numThreads();
+  if (threads <= 1 || count <= 1) {
+    chunk(slots, 0, extent);
+    return;
+  }
+  Chunks chunks{chunk, slots, extent, chunkSize};
+  mixprec::cpu::parallelFor(count, threads, runChunk, &chunks);
+}

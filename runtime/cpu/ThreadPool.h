@@ -15,6 +15,18 @@ using Task = void (*)(void *context, int64_t index);
 /// depend on it.
 void parallelFor(int64_t count, int threads, Task task, void *context);
 
+/// Whether the calling thread is one of the pool's workers.
+bool onWorker();
+
 } // namespace mixprec::cpu
+
+extern "C" {
+/// What --mixprec-launch-parallel-nests calls: `chunk(slots, begin, end)`
+/// over [0, extent) in pieces of `chunkSize` (the last one shorter), on the
+/// model's threads.
+__attribute__((visibility("hidden"))) void
+mixprec_cpu_parallel_for(void (*chunk)(void *, int64_t, int64_t), void *slots,
+                         int64_t extent, int64_t chunkSize);
+}
 
 #endif

@@ -45,13 +45,14 @@ CTYPES = {
 
 def test_the_header_lists_the_entry_points():
     names = [name for name, _, _ in abi_header.entry_points()]
-    # A few fixed points of version 4, so a parser that finds nothing or
+    # A few fixed points of version 5, so a parser that finds nothing or
     # the wrong things fails here.
-    assert len(names) == 27, names
+    assert len(names) == 29, names
     assert names[0] == "mixprec_num_functions"
     assert names[3:5] == ["mixprec_call", "mixprec_call_function"]
-    assert names[-4:] == ["mixprec_dtype_name", "mixprec_state_role_at",
-                          "mixprec_function_memory", "mixprec_trainer_memory"]
+    assert names[-6:] == ["mixprec_dtype_name", "mixprec_state_role_at",
+                          "mixprec_function_memory", "mixprec_trainer_memory",
+                          "mixprec_set_num_threads", "mixprec_num_threads"]
     assert len(set(names)) == len(names)
 
 
@@ -129,13 +130,13 @@ def test_calls_by_handle_reach_the_function(library):
 # (what the library says its version is, the version of the table it
 # hands out or None, how mixprec-run and Python refuse it)
 OTHER_VERSIONS = [
-    (3, None, "compiled for ABI version 3, this tool speaks 4",
-     "ABI version 3, expected 4"),
-    (5, 5, "compiled for ABI version 5, this tool speaks 4",
-     "ABI version 5, expected 4"),
-    (4, None, "not a mixprec model: no table of entry points of version 4 "
+    (4, None, "compiled for ABI version 4, this tool speaks 5",
+     "ABI version 4, expected 5"),
+    (6, 6, "compiled for ABI version 6, this tool speaks 5",
+     "ABI version 6, expected 5"),
+    (5, None, "not a mixprec model: no table of entry points of version 5 "
      "(mixprec_get_api)", "not a mixprec model: no table of entry points "
-     "of version 4 (mixprec_get_api)"),
+     "of version 5 (mixprec_get_api)"),
 ]
 
 

@@ -168,12 +168,9 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
            "are worth">,
     Option<"libraryContractions", "library-contractions", "bool",
            /*default=*/"false",
-           "Leave contractions whose inputs are f32 (or bf16, with "
-           "library-bf16) untiled for --mixprec-contractions-to-calls; f16 "
-           "and mixed inputs are widened to f32 first">,
-    Option<"libraryBf16", "library-bf16", "bool", /*default=*/"false",
-           "With library-contractions: bf16 inputs go to the library as they "
-           "are (CPUs with bf16 dot products) instead of widened">,
+           "Leave contractions whose inputs are both f32 or both bf16 "
+           "untiled for --mixprec-contractions-to-calls; f16 and mixed "
+           "inputs are widened to f32 first">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
@@ -211,6 +208,50 @@ def MixprecContractionsToCalls : Pass<"mixprec-contractions-to-calls",
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
   ];
+}
+
+def MixprecParallelLoopNests : Pass<"mixprec-parallel-loop-nests",
+                                    "::mlir::ModuleOp"> {
+  let summary = "Let outlined loop nests run their outer parallel loop in "
+                "chunks";
+  let description = [{
+    Runs after `--mixprec-outline-loop-nests`. An outlined nest of one
+    linalg op on buffers with static loop ranges whose first loop is
+    parallel and indexes every output, and whose outer loop holds more than
+    one chunk of `chunk-work` (elements of the inner loops times the ops of
+    the body per outer iteration), becomes loops here; its function takes
+    the outer loop's [begin, end) as two more index arguments, which every
+    call passes as the whole range, and is marked `mixprec.parallel_extent`
+    and `mixprec.parallel_chunk` (outer iterations per chunk) for
+    `--mixprec-launch-parallel-nests`. The chunks follow from the shapes
+    alone; each iteration writes its own elements, so splitting changes no
+    bit.
+  }];
+  let options = [
+    Option<"chunkWork", "chunk-work", "int64_t", /*default=*/"32768",
+           "The work of one chunk (inner elements times body ops); a nest "
+           "of one chunk or less stays whole">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def MixprecLaunchParallelNests : Pass<"mixprec-launch-parallel-nests",
+                                      "::mlir::ModuleOp"> {
+  let summary = "Call marked loop nests through the runtime's parallel loop";
+  let description = [{
+    Runs on the LLVM dialect. For each function marked by
+    `--mixprec-parallel-loop-nests` whose other parameters each fit 8 bytes
+    (pointers and scalars: memref descriptors are their fields), a new
+    internal function `<nest>_chunk(ptr slots, i64 begin, i64 end)` loads
+    them from an array of 8-byte slots and calls the nest on [begin, end);
+    each call of the nest becomes stores of its arguments into a stack
+    array and `mixprec_cpu_parallel_for(chunk, slots, extent, chunk size)`,
+    which runs the chunks on the model's threads.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def MixprecEpilogueInTiles : Pass<"mixprec-epilogue-in-tiles",

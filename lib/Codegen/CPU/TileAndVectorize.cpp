@@ -376,9 +376,10 @@ struct TileAndVectorizePass
     }
   }
 
-  /// Whether `op` is left for --mixprec-contractions-to-calls: f32 inputs
-  /// (and bf16 ones with library-bf16) as they are; other 16-bit inputs
-  /// widened to f32 in copies when each copy fits `widen-limit`.
+  /// Whether `op` is left for --mixprec-contractions-to-calls: f32 or bf16
+  /// inputs as they are (the runtime widens bf16 a block at a time); other
+  /// 16-bit inputs widened to f32 in copies when each copy fits
+  /// `widen-limit`.
   bool leaveForLibrary(RewriterBase &rewriter, linalg::LinalgOp op) {
     Type accType =
         getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
@@ -389,7 +390,7 @@ struct TileAndVectorizePass
       inputTypes.push_back(cast<RankedTensorType>(input->get().getType()));
     Type elementType = inputTypes[0].getElementType();
     if (elementType == inputTypes[1].getElementType() &&
-        (elementType.isF32() || (libraryBf16 && elementType.isBF16())))
+        (elementType.isF32() || elementType.isBF16()))
       return true;
     for (RankedTensorType type : inputTypes)
       if (!type.getElementType().isF32() &&

@@ -244,6 +244,22 @@ func.func @misspelled_dialect_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// A parallel loop nest's extent and chunk are positive i64 on a function.
+// expected-error @+1 {{'mixprec.parallel_chunk' is an i64 >= 1 on a function}}
+func.func private @parallel_chunk_of_zero(%begin: index, %end: index) attributes {mixprec.parallel_extent = 8 : i64, mixprec.parallel_chunk = 0 : i64} {
+  return
+}
+
+// -----
+
+func.func @parallel_extent_on_an_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'mixprec.parallel_extent' is an i64 >= 1 on a function}}
+  %0 = mixprec.relu %x {mixprec.parallel_extent = 4 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @bad_enum_keyword(%l: tensor<4x3xf32>, %y: tensor<4xi32>) -> tensor<f32> {
   // expected-error @+2 {{expected one of: mean, sum; got 'avg'}}
   // expected-error @+1 {{failed to parse Mixprec_ReductionAttr parameter 'value' which is to be a `::mixprec::Reduction`}}

@@ -92,6 +92,15 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
                              << "' is an i64 >= 0 on a function";
     return success();
   }
+  if (attr.getName() == kParallelExtentAttr ||
+      attr.getName() == kParallelChunkAttr) {
+    auto count = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!count || !count.getType().isInteger(64) || count.getInt() < 1 ||
+        !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' is an i64 >= 1 on a function";
+    return success();
+  }
   if (attr.getName() == kWorkspaceAttr) {
     if (!isa<UnitAttr>(attr.getValue()) || op->getNumResults() != 1)
       return op->emitError() << "'" << kWorkspaceAttr
@@ -108,7 +117,8 @@ LogicalResult MixprecDialect::verifyOperationAttribute(Operation *op,
           attr.getName().getValue(),
           {kPrecisionAttr, kAutocastRuleAttr, kLossSeedAttr, kRecomputedAttr,
            kOptimizerStepAttr, kIndexChecksAttr, kResultsInArgumentsAttr,
-           kWorkspaceAttr, kWorkspaceBytesAttr, kLiveBytesAttr}))
+           kWorkspaceAttr, kWorkspaceBytesAttr, kLiveBytesAttr,
+           kParallelExtentAttr, kParallelChunkAttr}))
     diag << "; did you mean '" << *nearest << "'?";
   return diag;
 }

@@ -55,6 +55,11 @@ constexpr llvm::StringLiteral kResultsInArgumentsAttr =
 constexpr llvm::StringLiteral kWorkspaceAttr = "mixprec.workspace";
 constexpr llvm::StringLiteral kWorkspaceBytesAttr = "mixprec.workspace_bytes";
 constexpr llvm::StringLiteral kLiveBytesAttr = "mixprec.live_bytes";
+/// On an outlined CPU loop nest whose outer parallel loop runs in chunks
+/// (--mixprec-parallel-loop-nests): the loop's extent and the iterations of
+/// a chunk, i64 >= 1 each.
+constexpr llvm::StringLiteral kParallelExtentAttr = "mixprec.parallel_extent";
+constexpr llvm::StringLiteral kParallelChunkAttr = "mixprec.parallel_chunk";
 } // namespace mixprec
 
 #endif // MIXPREC_DIALECT_MIXPREC_IR_MIXPRECDIALECT_H
