@@ -9,7 +9,9 @@
 
 Every time is the best of --reps runs after a warm-up. Ratios are times,
 mixprec's over PyTorch's (below 1: mixprec is faster), each pair measured
-in this process at the same thread count.
+in this process at the same thread count (OpenBLAS's set too:
+torch.set_num_threads leaves it alone), mixprec's runs before PyTorch's
+(OpenBLAS's idle threads spin for a while after each call).
 
 OpenBLAS 0.3.21 (Debian bookworm) does not recognize CPUs newer than it
 and falls back to its SSE3 (Prescott) kernels, ~5x slower than its AVX-512
@@ -66,8 +68,24 @@ def best_time(fn, reps):
     return best
 
 
+def openblas():
+    """Debian's OpenBLAS, whose thread count torch.set_num_threads leaves
+    alone: its threads would spin beside mixprec's."""
+    import ctypes
+    try:
+        library = ctypes.CDLL("libopenblas.so.0")
+        return library.openblas_set_num_threads
+    except (OSError, AttributeError):
+        return None
+
+
+OPENBLAS_THREADS = openblas()
+
+
 def set_threads(libraries, threads):
     torch.set_num_threads(threads)
+    if OPENBLAS_THREADS is not None:
+        OPENBLAS_THREADS(threads)
     for library in libraries:
         library.num_threads = threads
 
@@ -88,10 +106,14 @@ def gemm_rows(thread_counts, reps):
                           for t in (a, b)]
             spec = library.function("matmul").outputs[0]
             out = [np.empty(spec.shape, spec.numpy_dtype)]
+            ours_by_threads = {}
             for threads in thread_counts:
                 set_threads([library], threads)
-                ours = best_time(lambda: library.call("matmul", inputs, out),
-                                 reps)
+                ours_by_threads[threads] = best_time(
+                    lambda: library.call("matmul", inputs, out), reps)
+            for threads in thread_counts:
+                set_threads([library], threads)
+                ours = ours_by_threads[threads]
                 theirs = best_time(lambda: torch.matmul(a, b), reps)
                 flops = 2 * size ** 3
                 rows.append(("%s GEMM %d^3" % (dtype, size), threads,
@@ -116,12 +138,16 @@ def decoder_rows(thread_counts, reps):
             loss.backward()
             reference_optimizer.step()
 
+        ours_by_threads = {}
         for threads in thread_counts:
             set_threads([trainer.library], threads)
-            ours = best_time(lambda: trainer.step(*batch), reps)
+            ours_by_threads[threads] = best_time(lambda: trainer.step(*batch),
+                                                 reps)
+        for threads in thread_counts:
+            set_threads([trainer.library], threads)
             theirs = best_time(torch_step, reps)
-            rows.append(("decoder step, %s" % precision, threads, ours,
-                         theirs, ""))
+            rows.append(("decoder step, %s" % precision, threads,
+                         ours_by_threads[threads], theirs, ""))
     return rows
 
 
