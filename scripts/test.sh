@@ -49,6 +49,12 @@ sanitized_build=$!
 
 # lit runs the gtest executables too (unittests/lit.cfg.py) and reports
 # each of their tests; one that crashes fails.
+# CPU models run on one thread each here unless a test sets a count: the
+# suites run processes side by side on the machine's cores, and no result
+# depends on the count (test_cpu_threads.py and CpuContractionTest set
+# their own and check exactly that).
+export MIXPREC_NUM_THREADS=${MIXPREC_NUM_THREADS:-1}
+
 echo "== lit suite and unit tests"
 "$LLVM_PREFIX/bin/lit" -sv -o "$results/lit.json" "$MIXPREC_BUILD/test" \
   "$MIXPREC_BUILD/unittests" || status=1
