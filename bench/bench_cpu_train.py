@@ -5,7 +5,9 @@
       against torch.matmul (OpenBLAS for f32; oneDNN for bf16);
   (b) the GPT-style decoder train step of gpt.py ("gpt": 6 layers, width
       384, context 256, batch 8, AdamW), FP32 and bf16 AMP, against
-      PyTorch eager (FP32, and bf16 autocast).
+      PyTorch eager (FP32, and bf16 autocast);
+  (c) torchvision's resnet18 (10 classes) at 32x32, batch 8, SGD, FP32
+      and bf16 AMP, the same way (needs python3-torchvision).
 
 Every time is the best of --reps runs after a warm-up. Ratios are times,
 mixprec's over PyTorch's (below 1: mixprec is faster), each pair measured
@@ -20,7 +22,8 @@ sets OPENBLAS_CORETYPE=SkylakeX (unless it is set) before OpenBLAS loads.
 
   MIXPREC_BUILD=build /usr/bin/python3 bench/bench_cpu_train.py
 
-About 3 minutes on 2 cores (most of it the decoder's steps).
+About 5 minutes on 2 cores (most of it the decoder's steps);
+--workloads picks some of gemm, decoder and resnet.
 """
 import argparse
 import os
@@ -151,16 +154,72 @@ def decoder_rows(thread_counts, reps):
     return rows
 
 
+def resnet_rows(thread_counts, reps):
+    """torchvision's resnet18(num_classes=10), 32x32 images, batch 8, SGD
+    with momentum; none without torchvision (python3-torchvision)."""
+    try:
+        import torchvision
+    except ImportError:
+        return []
+    import torch.nn.functional as F
+
+    def loss_fn(model, x, y):
+        return F.cross_entropy(model(x), y)
+
+    def build():
+        torch.manual_seed(0)
+        model = torchvision.models.resnet18(num_classes=10)
+        return model, torch.optim.SGD(model.parameters(), lr=0.01,
+                                      momentum=0.9)
+
+    x, y = torch.randn(8, 3, 32, 32), torch.randint(0, 10, (8,))
+    rows = []
+    for precision in ("fp32", "bf16"):
+        model, optimizer = build()
+        trainer = mpt.compile(model, loss_fn, (x, y), optimizer,
+                              precision=precision)
+        reference, reference_optimizer = build()
+
+        def torch_step():
+            reference_optimizer.zero_grad(set_to_none=True)
+            with torch.autocast("cpu", dtype=torch.bfloat16,
+                                enabled=precision == "bf16"):
+                loss = loss_fn(reference, x, y)
+            loss.backward()
+            reference_optimizer.step()
+
+        ours_by_threads = {}
+        for threads in thread_counts:
+            set_threads([trainer.library], threads)
+            ours_by_threads[threads] = best_time(lambda: trainer.step(x, y),
+                                                 reps)
+        for threads in thread_counts:
+            set_threads([trainer.library], threads)
+            rows.append(("resnet18 step, %s" % precision, threads,
+                         ours_by_threads[threads],
+                         best_time(torch_step, reps), ""))
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=3,
                         help="timed runs per measurement (default 3)")
+    parser.add_argument("--workloads", default="gemm,decoder,resnet",
+                        help="comma-separated subset of gemm, decoder, "
+                        "resnet (default: all)")
     args = parser.parse_args()
     cpus = len(os.sched_getaffinity(0))
     thread_counts = sorted({1, cpus})
+    workloads = args.workloads.split(",")
     torch.manual_seed(0)
-    rows = gemm_rows(thread_counts, max(args.reps, 5))
-    rows += decoder_rows(thread_counts, args.reps)
+    rows = []
+    if "gemm" in workloads:
+        rows += gemm_rows(thread_counts, max(args.reps, 5))
+    if "decoder" in workloads:
+        rows += decoder_rows(thread_counts, args.reps)
+    if "resnet" in workloads:
+        rows += resnet_rows(thread_counts, args.reps)
     print("mixprec CPU training speed: %d CPUs, torch %s, OPENBLAS_CORETYPE="
           "%s" % (cpus, torch.__version__,
                   os.environ.get("OPENBLAS_CORETYPE", "")))
@@ -170,6 +229,8 @@ def main():
         print("%-22s %7d %9.2f ms %9.2f ms %14.2f  %s" % (
             name, threads, ours * 1e3, theirs * 1e3, ours / theirs, extra))
     times = {(name, threads): ours for name, threads, ours, _, _ in rows}
+    if "decoder" not in workloads:
+        return
     for threads in thread_counts:
         print("bf16 AMP / FP32 decoder step at %d thread(s): %.2f" % (
             threads, times["decoder step, bf16", threads] /
