@@ -313,10 +313,18 @@ bool widen(const Gemm &gemm, int64_t rows, const void *lhs, const void *rhs) {
   return true;
 }
 
-void referenceBlock(const Work &work, int64_t height, const void *lhs,
-                    const void *rhs, float *result, int64_t step) {
-  referenceGemm(work.gemm, height, MIXPREC_BF16, work.accumulate || step > 0,
-                lhs, rhs, result);
+/// Adds to `lhs`, `rhs` and `result` the offsets of iteration `position`
+/// of `loops` (row-major, the last loop fastest).
+void addOffsets(const Loops &loops, int64_t position, int64_t &lhs,
+                int64_t &rhs, int64_t &result) {
+  for (int i = loops.count - 1; i >= 0; --i) {
+    const Loop &loop = loops.loops[i];
+    int64_t index = position % loop.extent;
+    position /= loop.extent;
+    lhs += index * loop.lhs;
+    rhs += index * loop.rhs;
+    result += index * loop.result;
+  }
 }
 
 void runTask(void *context, int64_t task) {
@@ -327,14 +335,7 @@ void runTask(void *context, int64_t task) {
   int64_t lhsOffset = block * work.rows * gemm.lhsM;
   int64_t rhsOffset = 0;
   int64_t resultOffset = block * work.rows * gemm.resultM;
-  for (int i = work.outer.count - 1; i >= 0; --i) {
-    const Loop &loop = work.outer.loops[i];
-    int64_t index = position % loop.extent;
-    position /= loop.extent;
-    lhsOffset += index * loop.lhs;
-    rhsOffset += index * loop.rhs;
-    resultOffset += index * loop.result;
-  }
+  addOffsets(work.outer, position, lhsOffset, rhsOffset, resultOffset);
   int64_t height = gemm.m - block * work.rows;
   if (height > work.rows)
     height = work.rows;
@@ -343,26 +344,23 @@ void runTask(void *context, int64_t task) {
   int64_t bytes = elementBytes(work.type);
   int64_t steps = work.kSteps.product();
   for (int64_t step = 0; step < steps; ++step) {
-    int64_t lhsStep = 0, rhsStep = 0, rest = step;
-    for (int i = work.kSteps.count - 1; i >= 0; --i) {
-      const Loop &loop = work.kSteps.loops[i];
-      int64_t index = rest % loop.extent;
-      rest /= loop.extent;
-      lhsStep += index * loop.lhs;
-      rhsStep += index * loop.rhs;
-    }
-    const void *lhs = work.lhs + (lhsOffset + lhsStep) * bytes;
-    const void *rhs = work.rhs + (rhsOffset + rhsStep) * bytes;
-    const Gemm *actual = &gemm;
-    if (work.type == MIXPREC_BF16) {
-      if (!widen(gemm, height, lhs, rhs))
-        return referenceBlock(work, height, lhs, rhs, result, step);
-      lhs = threadLhs, rhs = threadRhs, actual = &work.widened;
-    }
+    // k loops index no result element (their result strides are 0).
+    int64_t lhsStep = lhsOffset, rhsStep = rhsOffset, unused = 0;
+    addOffsets(work.kSteps, step, lhsStep, rhsStep, unused);
+    const void *lhs = work.lhs + lhsStep * bytes;
+    const void *rhs = work.rhs + rhsStep * bytes;
     bool add = work.accumulate || step > 0;
-    const Matmul *matmul = shape[step > 0 ? 1 : 0];
+    const Gemm *actual = &gemm;
+    int64_t type = work.type;
+    if (type == MIXPREC_BF16 && widen(gemm, height, lhs, rhs)) {
+      lhs = threadLhs, rhs = threadRhs, actual = &work.widened;
+      type = MIXPREC_F32;
+    }
+    // Unwidened (no memory for the copies), the reference loop reads bf16.
+    const Matmul *matmul =
+        type == MIXPREC_F32 ? shape[step > 0 ? 1 : 0] : nullptr;
     if (!matmul || !run(*matmul, lhs, rhs, result))
-      referenceGemm(*actual, height, MIXPREC_F32, add, lhs, rhs, result);
+      referenceGemm(*actual, height, type, add, lhs, rhs, result);
   }
 }
 

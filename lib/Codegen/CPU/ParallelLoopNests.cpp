@@ -29,7 +29,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/SymbolTable.h"
 
 namespace mixprec {
 #define GEN_PASS_DEF_MIXPRECPARALLELLOOPNESTS
@@ -85,13 +84,19 @@ struct ParallelLoopNestsPass
                        "positive");
       return signalPassFailure();
     }
-    for (auto function :
-         llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    // Every call, by callee, in one walk (a walk per nest would be
+    // quadratic in the model's size).
+    llvm::DenseMap<StringAttr, SmallVector<func::CallOp>> callsOf;
+    module.walk([&](func::CallOp call) {
+      callsOf[call.getCalleeAttr().getAttr()].push_back(call);
+    });
+    for (auto function : module.getOps<func::FuncOp>())
       if (linalg::LinalgOp nest = splittableNest(function))
-        split(module, function, nest);
+        split(function, nest, callsOf.lookup(function.getSymNameAttr()));
   }
 
-  void split(ModuleOp module, func::FuncOp function, linalg::LinalgOp nest) {
+  void split(func::FuncOp function, linalg::LinalgOp nest,
+             ArrayRef<func::CallOp> calls) {
     SmallVector<int64_t> ranges = nest.getStaticLoopRanges();
     int64_t extent = ranges[0];
     // The work of one outer iteration: its elements times the body's ops.
@@ -127,14 +132,7 @@ struct ParallelLoopNestsPass
     function->setAttr(kParallelChunkAttr, rewriter.getI64IntegerAttr(chunk));
 
     // Its callers run the whole range.
-    std::optional<SymbolTable::UseRange> uses =
-        SymbolTable::getSymbolUses(function, module);
-    if (!uses)
-      return;
-    for (const SymbolTable::SymbolUse &use : *uses) {
-      auto call = dyn_cast<func::CallOp>(use.getUser());
-      if (!call)
-        continue;
+    for (func::CallOp call : calls) {
       rewriter.setInsertionPoint(call);
       Value begin = arith::ConstantIndexOp::create(rewriter, call.getLoc(), 0);
       Value end =
@@ -164,6 +162,13 @@ struct LaunchParallelNestsPass
         nests.push_back(function);
     if (nests.empty())
       return;
+    // Every call, by callee, in one walk, before the chunk functions add
+    // theirs.
+    llvm::DenseMap<StringAttr, SmallVector<LLVM::CallOp>> callsOf;
+    module.walk([&](LLVM::CallOp call) {
+      if (FlatSymbolRefAttr callee = call.getCalleeAttr())
+        callsOf[callee.getAttr()].push_back(call);
+    });
     for (LLVM::LLVMFuncOp nest : nests) {
       ArrayRef<Type> parameters = nest.getFunctionType().getParams();
       // The range is the last two parameters; the rest go in slots.
@@ -171,16 +176,7 @@ struct LaunchParallelNestsPass
           !llvm::all_of(parameters.drop_back(2), fitsSlot))
         continue;
       LLVM::LLVMFuncOp chunk = chunkFunction(module, nest);
-      std::optional<SymbolTable::UseRange> uses =
-          SymbolTable::getSymbolUses(nest, module);
-      if (!uses)
-        continue;
-      SmallVector<LLVM::CallOp> calls;
-      for (const SymbolTable::SymbolUse &use : *uses)
-        if (auto call = dyn_cast<LLVM::CallOp>(use.getUser()))
-          if (call->getParentOfType<LLVM::LLVMFuncOp>() != chunk)
-            calls.push_back(call);
-      for (LLVM::CallOp call : calls)
+      for (LLVM::CallOp call : callsOf.lookup(nest.getSymNameAttr()))
         launch(module, call, nest, chunk);
     }
   }
