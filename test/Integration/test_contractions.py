@@ -216,11 +216,16 @@ CONV_CONFIGS = {
     "depthwise_multiplier": ((2, 5, 17, 21), 10, (5, 3), (1, 1), (2, 1),
                              (1, 1), 5),
     "pointwise": ((2, 17, 13, 11), 33, (1, 1), (1, 1), (0, 0), (1, 1), 1),
+    # At least 8 channels per group in and out: the CPU's im2col GEMMs.
+    "wide_strided_dilated": ((2, 16, 15, 13), 24, (3, 3), (2, 1), (1, 2),
+                             (1, 2), 1),
+    "wide_groups": ((2, 16, 11, 13), 24, (3, 3), (1, 1), (1, 1), (1, 1), 2),
 }
 CONV_CASES = (
     [(config, bias, ("f32", "f32")) for config in sorted(CONV_CONFIGS)
      for bias in (True, False)] +
-    [(config, True, types) for config in ("strided_padded", "groups")
+    [(config, True, types)
+     for config in ("strided_padded", "groups", "wide_groups")
      for types in TYPE_RULES[1:]] +
     [("basic", False, ("f16", "f16")), ("depthwise", True, ("bf16", "bf16"))])
 

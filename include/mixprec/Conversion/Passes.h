@@ -23,6 +23,9 @@ void populateTrainingLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// each index's gradient row (the CPU's form); else one dense reduction.
 void populateGradientLoweringPatterns(mlir::RewritePatternSet &patterns,
                                       bool scatterEmbeddingGradients);
+/// conv2d and its gradients as im2col copies and GEMMs, preferred over the
+/// loop forms where the groups are wide enough.
+void populateConvolutionGemmPatterns(mlir::RewritePatternSet &patterns);
 void populateIndexCheckLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION

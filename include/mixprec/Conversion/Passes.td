@@ -43,6 +43,13 @@ def ConvertMixprecToLinalg : Pass<"convert-mixprec-to-linalg",
            "gradient row to the row its index names (the CPU's form, the "
            "same bits), instead of one dense reduction over the table (the "
            "GPU's: parallel over the table)">,
+    Option<"convolutionsAsGemms", "convolutions-as-gemms", "bool",
+           /*default=*/"false",
+           "Lower conv2d and its gradients to an im2col copy and one "
+           "contraction per group whose loops chain in memory (the CPU's "
+           "form, for the runtime's GEMMs), instead of one loop nest over "
+           "the windows (the GPU's); depthwise and narrow groups keep the "
+           "loop nest">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",

@@ -446,36 +446,6 @@ struct EmbeddingGradScatterLowering : public OpRewritePattern<EmbeddingGradOp> {
   }
 };
 
-/// [A, B, ...] <-> [G, A / G, ...] on dim `dim` (0 or 1) of a rank-4 tensor.
-SmallVector<ReassociationIndices> groupReassociation(int64_t dim) {
-  if (dim == 0)
-    return {{0, 1}, {2}, {3}, {4}};
-  return {{0}, {1, 2}, {3}, {4}};
-}
-
-/// Dim `dim` of the rank-4 `value` split into [groups, size / groups].
-Value splitGroups(OpBuilder &b, Location loc, Value value, int64_t dim,
-                  int64_t groups) {
-  SmallVector<int64_t> shape(
-      cast<RankedTensorType>(value.getType()).getShape());
-  shape[dim] /= groups;
-  shape.insert(shape.begin() + dim, groups);
-  return tensor::ExpandShapeOp::create(
-      b, loc, cast<RankedTensorType>(value.getType()).clone(shape), value,
-      groupReassociation(dim));
-}
-
-/// Dims `dim` and `dim + 1` of the rank-5 `value` merged.
-Value mergeGroups(OpBuilder &b, Location loc, Value value, int64_t dim) {
-  SmallVector<int64_t> shape(
-      cast<RankedTensorType>(value.getType()).getShape());
-  shape[dim] *= shape[dim + 1];
-  shape.erase(shape.begin() + dim + 1);
-  return tensor::CollapseShapeOp::create(
-      b, loc, cast<RankedTensorType>(value.getType()).clone(shape), value,
-      groupReassociation(dim));
-}
-
 /// conv2d_grad_weight: with the input zero-padded, per group gr,
 ///   dw[gr, o, c, kh, kw] = sum over n, oh, ow of
 ///     grad[n, gr, o, oh, ow] * x[n, gr, c, oh * s + kh * d, ow * s + kw * d],
@@ -517,11 +487,8 @@ struct Conv2DGradWeightLowering : public OpRewritePattern<Conv2DGradWeightOp> {
   }
 };
 
-/// conv2d_grad_input: the transposed convolution. grad is spread into a zero
-/// tensor q with `stride - 1` zeros between its elements, at an offset that
-/// makes every index affine:
-///   q[n, o, j, i] = grad[n, o, oh, ow] where j = oh * s + d * (KH - 1) - p
-///   (elements of grad that reach only padding are left out), and then
+/// conv2d_grad_input: the transposed convolution. With grad spread into q
+/// (spreadGradient),
 ///   dx[n, gr, c, h, w] = sum over o, kh, kw of
 ///     q[n, gr, o, h + d * (KH - 1 - kh), w + d * (KW - 1 - kw)]
 ///       * weight[gr, o, c, kh, kw],
@@ -533,45 +500,14 @@ struct Conv2DGradInputLowering : public OpRewritePattern<Conv2DGradInputOp> {
     Location loc = op.getLoc();
     MLIRContext *context = rewriter.getContext();
     RankedTensorType type = op.getType();
-    RankedTensorType gradType = op.getGrad().getType();
     ArrayRef<int64_t> padding = op.getPadding(), stride = op.getStride(),
                       dilation = op.getDilation();
     ArrayRef<int64_t> x = type.getShape();
     ArrayRef<int64_t> w = op.getWeight().getType().getShape();
-    ArrayRef<int64_t> gs = gradType.getShape();
     int64_t groups = op.getGroups();
 
-    SmallVector<int64_t> qShape = {gs[0], gs[1], 0, 0};
-    SmallVector<int64_t> first(2), count(2), offset(2);
-    bool empty = false;
-    for (int i = 0; i < 2; ++i) {
-      qShape[2 + i] = x[2 + i] + dilation[i] * (w[2 + i] - 1);
-      int64_t shift = dilation[i] * (w[2 + i] - 1) - padding[i];
-      // The outputs oh with 0 <= oh * s + shift < qShape.
-      int64_t lo = shift >= 0 ? 0 : (-shift + stride[i] - 1) / stride[i];
-      int64_t last = qShape[2 + i] - 1 - shift;
-      int64_t hi = last < 0 ? 0 : std::min(gs[2 + i], last / stride[i] + 1);
-      first[i] = lo;
-      count[i] = hi - lo;
-      offset[i] = lo * stride[i] + shift;
-      empty |= count[i] <= 0;
-    }
-    Value q = filledTensor(rewriter, loc, gradType.clone(qShape), 0.0);
-    if (!empty && gs[0] > 0 && gs[1] > 0) {
-      auto index = [&](int64_t v) -> OpFoldResult {
-        return rewriter.getIndexAttr(v);
-      };
-      SmallVector<OpFoldResult> sizes = {index(gs[0]), index(gs[1]),
-                                         index(count[0]), index(count[1])};
-      Value rows = tensor::ExtractSliceOp::create(
-          rewriter, loc, op.getGrad(),
-          {index(0), index(0), index(first[0]), index(first[1])}, sizes,
-          {index(1), index(1), index(1), index(1)});
-      q = tensor::InsertSliceOp::create(
-          rewriter, loc, rows, q,
-          {index(0), index(0), index(offset[0]), index(offset[1])}, sizes,
-          {index(1), index(1), index(stride[0]), index(stride[1])});
-    }
+    Value q = spreadGradient(rewriter, loc, op.getGrad(), x, w, padding, stride,
+                             dilation);
     Value q5 = splitGroups(rewriter, loc, q, 1, groups);
     Value w5 = splitGroups(rewriter, loc, op.getWeight(), 0, groups);
     // Iteration space (n, gr, c, h, w, o, kh, kw).

@@ -315,6 +315,84 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
   return tensor::PadOp::create(b, loc, type.clone(shape), input, low, low, pad);
 }
 
+/// [A, B, ...] <-> [G, A / G, ...] on dim `dim` (0 or 1) of a rank-4 tensor.
+static SmallVector<ReassociationIndices> groupReassociation(int64_t dim) {
+  if (dim == 0)
+    return {{0, 1}, {2}, {3}, {4}};
+  return {{0}, {1, 2}, {3}, {4}};
+}
+
+Value splitGroups(OpBuilder &b, Location loc, Value value, int64_t dim,
+                  int64_t groups) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] /= groups;
+  shape.insert(shape.begin() + dim, groups);
+  return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), value,
+                                       groupReassociation(dim));
+}
+
+Value mergeGroups(OpBuilder &b, Location loc, Value value, int64_t dim) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] *= shape[dim + 1];
+  shape.erase(shape.begin() + dim + 1);
+  return tensor::CollapseShapeOp::create(b, loc, type.clone(shape), value,
+                                         groupReassociation(dim));
+}
+
+Value spreadGradient(OpBuilder &b, Location loc, Value grad,
+                     ArrayRef<int64_t> inputShape,
+                     ArrayRef<int64_t> weightShape, ArrayRef<int64_t> padding,
+                     ArrayRef<int64_t> stride, ArrayRef<int64_t> dilation) {
+  auto gradType = cast<RankedTensorType>(grad.getType());
+  ArrayRef<int64_t> gs = gradType.getShape();
+  SmallVector<int64_t> qShape = {gs[0], gs[1], 0, 0};
+  SmallVector<int64_t> first(2), count(2), offset(2);
+  bool empty = false;
+  for (int i = 0; i < 2; ++i) {
+    qShape[2 + i] = inputShape[2 + i] + dilation[i] * (weightShape[2 + i] - 1);
+    int64_t shift = dilation[i] * (weightShape[2 + i] - 1) - padding[i];
+    // The outputs oh with 0 <= oh * s + shift < qShape.
+    int64_t lo = shift >= 0 ? 0 : (-shift + stride[i] - 1) / stride[i];
+    int64_t last = qShape[2 + i] - 1 - shift;
+    int64_t hi = last < 0 ? 0 : std::min(gs[2 + i], last / stride[i] + 1);
+    first[i] = lo;
+    count[i] = hi - lo;
+    offset[i] = lo * stride[i] + shift;
+    empty |= count[i] <= 0;
+  }
+  Value q = filledTensor(b, loc, gradType.clone(qShape), 0.0);
+  if (empty || gs[0] == 0 || gs[1] == 0)
+    return q;
+  auto index = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  SmallVector<OpFoldResult> sizes = {index(gs[0]), index(gs[1]),
+                                     index(count[0]), index(count[1])};
+  Value rows = tensor::ExtractSliceOp::create(
+      b, loc, grad, {index(0), index(0), index(first[0]), index(first[1])},
+      sizes, {index(1), index(1), index(1), index(1)});
+  return tensor::InsertSliceOp::create(
+      b, loc, rows, q, {index(0), index(0), index(offset[0]), index(offset[1])},
+      sizes, {index(1), index(1), index(stride[0]), index(stride[1])});
+}
+
+Value gatherElements(OpBuilder &b, Location loc, Value source,
+                     ArrayRef<int64_t> shape, AffineMap map) {
+  auto type = RankedTensorType::get(
+      shape, cast<RankedTensorType>(source.getType()).getElementType());
+  SmallVector<AffineMap> maps = {
+      map, AffineMap::getMultiDimIdentityMap(shape.size(), b.getContext())};
+  SmallVector<utils::IteratorType> iterators(shape.size(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{source},
+             ValueRange{emptyTensor(b, loc, type)}, maps, iterators,
+             [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               linalg::YieldOp::create(nested, nestedLoc, args[0]);
+             })
+      .getResult(0);
+}
+
 Value isOtherThan(OpBuilder &b, Location loc, Value label, int64_t skipped) {
   Value wide = convertScalar(b, loc, label, b.getI64Type());
   Value other = arith::ConstantIntOp::create(b, loc, b.getI64Type(), skipped);

@@ -45,6 +45,34 @@ mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value input, llvm::ArrayRef<int64_t> padding,
                        double value);
 
+/// Dim `dim` (0 or 1) of the rank-4 `value` split into [groups, size /
+/// groups], and its inverse: dims `dim` and `dim + 1` of a rank-5 value
+/// merged.
+mlir::Value splitGroups(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value value, int64_t dim, int64_t groups);
+mlir::Value mergeGroups(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value value, int64_t dim);
+
+/// The gradient `grad` [N, O, OH, OW] of a convolution with input shape
+/// `inputShape`, weight shape `weightShape` and `padding`, `stride`,
+/// `dilation` spread into a zero tensor q [N, O, H + d * (KH - 1), ...] with
+/// `stride - 1` zeros between its elements, at an offset that makes the
+/// input gradient one correlation of q with the flipped weight:
+///   q[n, o, j, i] = grad[n, o, oh, ow] where j = oh * s + d * (KH - 1) - p
+/// (elements of grad that reach only padding are left out).
+mlir::Value spreadGradient(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value grad, llvm::ArrayRef<int64_t> inputShape,
+                           llvm::ArrayRef<int64_t> weightShape,
+                           llvm::ArrayRef<int64_t> padding,
+                           llvm::ArrayRef<int64_t> stride,
+                           llvm::ArrayRef<int64_t> dilation);
+
+/// A copy of `source` into a new tensor of `shape`, element i read at
+/// `map(i)`: a gather, transpose or im2col, with no arithmetic.
+mlir::Value gatherElements(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value source, llvm::ArrayRef<int64_t> shape,
+                           mlir::AffineMap map);
+
 /// A scalar float constant of `type`.
 mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Type type, double value);

@@ -58,6 +58,8 @@ struct ConvertMixprecToLinalgPass
     populateTrainingLoweringPatterns(patterns);
     populateGradientLoweringPatterns(patterns, scatterEmbeddingGradients);
     populateIndexCheckLoweringPatterns(patterns);
+    if (convolutionsAsGemms)
+      populateConvolutionGemmPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }
