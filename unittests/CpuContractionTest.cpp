@@ -37,6 +37,7 @@ struct Contraction {
   std::vector<TestLoop> loops;
   mixprec_dtype type = MIXPREC_F32;
   bool accumulate = false;
+  bool bf16DotProducts = true;
   std::vector<float> lhs, rhs, result;
   std::vector<uint16_t> lhs16, rhs16;
 
@@ -73,6 +74,7 @@ struct Contraction {
     words[MIXPREC_CONTRACT_LHS_TYPE] = type;
     words[MIXPREC_CONTRACT_RHS_TYPE] = type;
     words[MIXPREC_CONTRACT_ACCUMULATE] = accumulate;
+    words[MIXPREC_CONTRACT_BF16_DOT] = bf16DotProducts;
     bool bf16 = type == MIXPREC_BF16;
     words[MIXPREC_CONTRACT_LHS] =
         int64_t(bf16 ? uintptr_t(lhs16.data()) : uintptr_t(lhs.data()));
@@ -194,6 +196,38 @@ TEST_F(CpuContraction, Bf16InputsSumInF32) {
              {MIXPREC_CONTRACT_N, 64, 0, 1, 1},
              {MIXPREC_CONTRACT_K, 128, 1, 64, 0}};
   check(c);
+  c.bf16DotProducts = false;
+  check(c);
+}
+
+TEST_F(CpuContraction, Bf16InKOrderHasTheBitsOfInOrderSums) {
+  // Values whose sums round: without dot products the bf16 GEMM widens
+  // them and sums each output in k order with fused multiply-adds, as the
+  // reference loop (and the tensor cores) do, to the bit.
+  Contraction c;
+  c.type = MIXPREC_BF16;
+  c.bf16DotProducts = false;
+  c.loops = {{MIXPREC_CONTRACT_M, 300, 200, 0, 72},
+             {MIXPREC_CONTRACT_N, 72, 0, 1, 1},
+             {MIXPREC_CONTRACT_K, 200, 1, 72, 0}};
+  c.fill(3, 0.0f);
+  std::mt19937 engine(5);
+  std::normal_distribution<float> normal;
+  for (size_t i = 0; i < c.lhs16.size(); ++i)
+    c.lhs16[i] = toBf16(normal(engine));
+  for (size_t i = 0; i < c.rhs16.size(); ++i)
+    c.rhs16[i] = toBf16(normal(engine));
+  for (int threads : {1, 3}) {
+    ASSERT_EQ(mixprec_set_num_threads(threads), MIXPREC_OK);
+    c.run();
+    std::vector<float> inOrder(c.result.size());
+    mixprec::cpu::Gemm gemm{300, 72, 200, 200, 1, 72, 1, 72, 1};
+    mixprec::cpu::referenceGemm(gemm, 300, MIXPREC_BF16, false, c.lhs16.data(),
+                                c.rhs16.data(), inOrder.data());
+    ASSERT_EQ(std::memcmp(inOrder.data(), c.result.data(), inOrder.size() * 4),
+              0)
+        << threads << " threads";
+  }
 }
 
 TEST_F(CpuContraction, DotProductAndOuterProduct) {

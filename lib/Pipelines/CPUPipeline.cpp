@@ -113,8 +113,11 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
                       /*tensorAlignment=*/1);
   // The contractions left untiled above go to the runtime's GEMMs, on the
   // buffers the plan placed.
-  if (options.vectorize && options.libraryContractions)
-    pm.addPass(createMixprecContractionsToCalls());
+  if (options.vectorize && options.libraryContractions) {
+    MixprecContractionsToCallsOptions calls;
+    calls.bf16DotProducts = options.bf16DotProducts;
+    pm.addPass(createMixprecContractionsToCalls(calls));
+  }
   // LLVM optimizes each distinct loop nest once, in a small function.
   pm.addPass(createMixprecOutlineLoopNests());
   // Outer parallel loops run in chunks on the model's threads.

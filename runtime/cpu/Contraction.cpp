@@ -98,9 +98,10 @@ int64_t rowsPerTask(const Gemm &gemm) {
   return rows < gemm.m ? rows : (gemm.m > 1 ? gemm.m : 1);
 }
 
-/// A oneDNN f32 matmul for one block shape, kept for the process.
+/// A oneDNN matmul for one block shape and input type, kept for the
+/// process.
 struct Matmul {
-  int64_t key[10];
+  int64_t key[11];
   dnnl_primitive_t primitive;
   dnnl_memory_desc_t lhs, rhs, result, scratchpad;
   size_t scratchpadBytes;
@@ -124,10 +125,19 @@ bool matrix(const OneDnn &library, dnnl_memory_desc_t &desc, int64_t rows,
          dnnl_success;
 }
 
-/// Makes `matmul`'s primitive; false when oneDNN has none for it.
+/// Whether oneDNN's choice for `primitiveDesc` is one of its reference
+/// loops, slower than widening bf16 for its f32 kernels.
+bool isReference(const OneDnn &library, const_dnnl_primitive_desc_t desc) {
+  const char *name = nullptr;
+  return library.primitiveDescQuery(desc, dnnl_query_impl_info_str, 0, &name) !=
+             dnnl_success ||
+         !name || std::strncmp(name, "ref", 3) == 0;
+}
+
+/// Makes `matmul`'s primitive with inputs of `inputType` and an f32 result;
+/// false when oneDNN has none for it (for bf16: none of its own kernels).
 bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
-          bool accumulate) {
-  dnnl_data_type_t inputType = dnnl_f32;
+          bool accumulate, dnnl_data_type_t inputType) {
   if (!matrix(library, matmul.lhs, rows, gemm.k, gemm.lhsM, gemm.lhsK,
               inputType) ||
       !matrix(library, matmul.rhs, gemm.k, gemm.n, gemm.rhsK, gemm.rhsN,
@@ -152,6 +162,8 @@ bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
   if (ok)
     ok = library.primitiveDescCreate(&primitiveDesc, &desc, attr,
                                      library.engine, nullptr) == dnnl_success;
+  if (ok && inputType == dnnl_bf16)
+    ok = !isReference(library, primitiveDesc);
   if (ok) {
     matmul.scratchpad = *library.primitiveDescQueryMd(
         primitiveDesc, dnnl_query_scratchpad_md, 0);
@@ -168,15 +180,16 @@ bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
   return ok;
 }
 
-/// The f32 matmul of `gemm` on `rows` rows, made once per shape; null when
-/// oneDNN is missing or has none (the reference loop runs).
-const Matmul *matmulFor(const Gemm &gemm, int64_t rows, bool accumulate) {
+/// The matmul of `gemm` on `rows` rows of `inputType`, made once per shape;
+/// null when oneDNN is missing or has none.
+const Matmul *matmulFor(const Gemm &gemm, int64_t rows, bool accumulate,
+                        dnnl_data_type_t inputType) {
   const OneDnn *library = oneDnn();
   if (!library)
     return nullptr;
-  int64_t key[10] = {rows,         gemm.n,    gemm.k,    gemm.lhsM,
-                     gemm.lhsK,    gemm.rhsK, gemm.rhsN, gemm.resultM,
-                     gemm.resultN, accumulate};
+  int64_t key[11] = {rows,         gemm.n,     gemm.k,    gemm.lhsM,
+                     gemm.lhsK,    gemm.rhsK,  gemm.rhsN, gemm.resultM,
+                     gemm.resultN, accumulate, inputType};
   pthread_mutex_lock(&cacheMutex);
   Matmul *found = cache;
   while (found && std::memcmp(found->key, key, sizeof(key)) != 0)
@@ -186,7 +199,7 @@ const Matmul *matmulFor(const Gemm &gemm, int64_t rows, bool accumulate) {
     found = static_cast<Matmul *>(std::calloc(1, sizeof(Matmul)));
     if (found) {
       std::memcpy(found->key, key, sizeof(key));
-      if (!make(*library, *found, gemm, rows, accumulate))
+      if (!make(*library, *found, gemm, rows, accumulate, inputType))
         found->primitive = nullptr;
       found->next = cache;
       cache = found;
@@ -266,10 +279,11 @@ float load(const char *base, int64_t index, int64_t type) {
 /// What a task needs: the GEMM, its blocks and the loops around it.
 struct Work {
   Gemm gemm;
-  // bf16 operands are widened, a block at a time, into dense f32 copies:
-  // the GEMM on them.
+  // bf16 operands oneDNN has no bf16 kernel for are widened, a block at a
+  // time, into dense f32 copies: the GEMM on them.
   Gemm widened;
   int64_t type;
+  bool widen;
   bool accumulate;
   int64_t rows, blocks;
   Loops outer, kSteps;
@@ -352,16 +366,35 @@ void runTask(void *context, int64_t task) {
     bool add = work.accumulate || step > 0;
     const Gemm *actual = &gemm;
     int64_t type = work.type;
-    if (type == MIXPREC_BF16 && widen(gemm, height, lhs, rhs)) {
-      lhs = threadLhs, rhs = threadRhs, actual = &work.widened;
-      type = MIXPREC_F32;
+    const Matmul *matmul = shape[step > 0 ? 1 : 0];
+    if (work.widen) {
+      if (widen(gemm, height, lhs, rhs)) {
+        lhs = threadLhs, rhs = threadRhs, actual = &work.widened;
+        type = MIXPREC_F32;
+      } else {
+        // No memory for the copies: the reference loop reads bf16.
+        matmul = nullptr;
+      }
     }
-    // Unwidened (no memory for the copies), the reference loop reads bf16.
-    const Matmul *matmul =
-        type == MIXPREC_F32 ? shape[step > 0 ? 1 : 0] : nullptr;
     if (!matmul || !run(*matmul, lhs, rhs, result))
       referenceGemm(*actual, height, type, add, lhs, rhs, result);
   }
+}
+
+/// Makes `work`'s matmuls for `gemm` with inputs of `type`; false when
+/// oneDNN lacks one.
+bool makeMatmuls(Work &work, const Gemm &gemm, dnnl_data_type_t type) {
+  bool all = true;
+  for (int last = 0; last < 2; ++last) {
+    int64_t height = last ? gemm.m - (work.blocks - 1) * work.rows : work.rows;
+    work.matmuls[last][0] = matmulFor(gemm, height, work.accumulate, type);
+    all &= work.matmuls[last][0] != nullptr;
+    if (work.kSteps.count > 0) {
+      work.matmuls[last][1] = matmulFor(gemm, height, true, type);
+      all &= work.matmuls[last][1] != nullptr;
+    }
+  }
+  return all;
 }
 
 } // namespace
@@ -466,20 +499,23 @@ bool contract(const int64_t *description, char *error, size_t errorSize) {
   int64_t tasks = outerCount * work.blocks;
   OneOpenMPThread alone(oneDnn());
   // Made here, before the threads start: one matmul per block height, for
-  // the first k step and (accumulating) the rest.
+  // the first k step and (accumulating) the rest; for bf16 oneDNN's bf16
+  // kernels where it has them for these strides, else f32 ones on widened
+  // copies.
   work.widened = gemm;
   work.widened.lhsM = gemm.k, work.widened.lhsK = 1;
   work.widened.rhsK = gemm.n, work.widened.rhsN = 1;
-  const Gemm &computed = type == MIXPREC_BF16 ? work.widened : gemm;
+  work.widen = false;
   std::memset(work.matmuls, 0, sizeof(work.matmuls));
-  if (gemm.k > 0)
-    for (int last = 0; last < 2; ++last) {
-      int64_t height =
-          last ? gemm.m - (work.blocks - 1) * work.rows : work.rows;
-      work.matmuls[last][0] = matmulFor(computed, height, work.accumulate);
-      if (work.kSteps.count > 0)
-        work.matmuls[last][1] = matmulFor(computed, height, true);
+  bool dotProducts = description[MIXPREC_CONTRACT_BF16_DOT] != 0;
+  if (gemm.k > 0) {
+    if (type == MIXPREC_F32) {
+      makeMatmuls(work, gemm, dnnl_f32);
+    } else if (!dotProducts || !makeMatmuls(work, gemm, dnnl_bf16)) {
+      work.widen = true;
+      makeMatmuls(work, work.widened, dnnl_f32);
     }
+  }
   int64_t threads = numThreads();
   parallelFor(tasks, int(threads < tasks ? threads : tasks), runTask, &work);
   return true;

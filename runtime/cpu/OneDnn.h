@@ -30,6 +30,7 @@ namespace mixprec::cpu {
   X(primitiveDescCreate, dnnl_primitive_desc_create)                           \
   X(primitiveDescDestroy, dnnl_primitive_desc_destroy)                         \
   X(primitiveDescQueryMd, dnnl_primitive_desc_query_md)                        \
+  X(primitiveDescQuery, dnnl_primitive_desc_query)                             \
   X(memoryDescGetSize, dnnl_memory_desc_get_size)                              \
   X(primitiveCreate, dnnl_primitive_create)                                    \
   X(primitiveExecute, dnnl_primitive_execute)                                  \

@@ -216,7 +216,9 @@ CONV_CONFIGS = {
     "depthwise_multiplier": ((2, 5, 17, 21), 10, (5, 3), (1, 1), (2, 1),
                              (1, 1), 5),
     "pointwise": ((2, 17, 13, 11), 33, (1, 1), (1, 1), (0, 0), (1, 1), 1),
-    # At least 8 channels per group in and out: the CPU's im2col GEMMs.
+    # At least 8 output channels per group and 8 window elements: the
+    # CPU's im2col GEMMs (a stem's 3 input channels times a 7x7 kernel too).
+    "stem": ((2, 3, 19, 23), 16, (7, 7), (2, 2), (3, 3), (1, 1), 1),
     "wide_strided_dilated": ((2, 16, 15, 13), 24, (3, 3), (2, 1), (1, 2),
                              (1, 2), 1),
     "wide_groups": ((2, 16, 11, 13), 24, (3, 3), (1, 1), (1, 1), (1, 1), 2),

@@ -3,7 +3,14 @@
 simulator (MIXPREC_LIBCUDA=libmixprec_gpusim.so): the same loss-scale and
 skipped-step sequence, losses within the bounds bench/gpu/model_check uses
 (the CNN's: below), and the digits MLP's test accuracy the same; and from
-the simulator's counters, no thread outside a GEMM runs long."""
+the simulator's counters, no thread outside a GEMM runs long.
+
+The CPU libraries compared step by step sum bf16 products in k order
+(--bf16-dot-products=false), as the tensor cores do: then both compute the
+same bits until a 16-bit value rounds the other way. The CPU's default,
+bf16 dot-product instructions that add products in pairs, parts from the
+first steps at the 1e-4 level (as a 1-ulp change of the initial weights
+does); it is held to the bounds of the same training."""
 import json
 import os
 import re
@@ -71,12 +78,16 @@ RUNS = [(model, precision) for model in sorted(EXAMPLES)
 
 
 def compile_library(model, precision, target, directory):
+    """`target`: "cuda", "cpu" (bf16 products summed in k order) or
+    "cpu-dot" (the CPU's default: bf16 dot-product instructions)."""
     library = os.path.join(directory, "lib%s_%s_%s.so" % (model, precision,
                                                           target))
-    option = ("--autodiff" if precision == "fp32"
-              else "--amp=precision=" + precision)
+    options = ["--autodiff" if precision == "fp32"
+               else "--amp=precision=" + precision]
+    if target == "cpu":
+        options.append("--bf16-dot-products=false")
     return build_library(os.path.join(ROOT, "examples", model + ".mlir"),
-                         library, [option], target)
+                         library, options, "cuda" if target == "cuda" else "cpu")
 
 
 def train(library, arguments, report):
@@ -111,6 +122,7 @@ def trained(data, tmp_path_factory):
                           "--eval-labels", data["y_test"]]
         for target in ("cpu", "cuda"):
             jobs[model, precision, target] = arguments
+    jobs["transformer", "bf16", "cpu-dot"] = jobs["transformer", "bf16", "cpu"]
 
     def run(key):
         model, precision, target = key
@@ -164,6 +176,22 @@ def test_training_on_the_simulator_follows_the_cpu(model, precision,
         accuracy = re.compile(r"^predict accuracy (\S+)", re.M)
         assert accuracy.search(gpu_log).group(1) == \
             accuracy.search(cpu_log).group(1), (cpu_log, gpu_log)
+
+
+def test_bf16_dot_products_follow_the_simulator(trained):
+    """The transformer's bf16 AMP training with the CPU's default bf16 GEMMs
+    (dot-product instructions where the CPU has them): the same loss-scale
+    decisions and the bounds of the same training, per step and for the
+    last steps' mean."""
+    cpu, _, _ = trained["transformer", "bf16", "cpu-dot"]
+    gpu, _, _ = trained["transformer", "bf16", "cuda"]
+    assert [step[2:] for step in cpu] == [step[2:] for step in gpu]
+    cpu_loss, gpu_loss = losses(cpu), losses(gpu)
+    relative = np.abs(gpu_loss - cpu_loss) / np.abs(cpu_loss)
+    assert relative.max() <= EVERY_RTOL, (relative.argmax() + 1,
+                                          relative.max())
+    last_cpu, last_gpu = cpu_loss[-20:].mean(), gpu_loss[-20:].mean()
+    assert abs(last_gpu - last_cpu) <= LAST_MEAN_RTOL * last_cpu
 
 
 @pytest.mark.parametrize("model,precision", [

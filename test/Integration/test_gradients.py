@@ -402,7 +402,9 @@ CONV_CASES = [
     ((1, 4, 11, 12), (4, 1, 3, 3), (1, 2), (2, 1), (2, 1), 4),
     # Padding larger than the dilated kernel reach.
     ((1, 2, 5, 5), (3, 2, 1, 1), (2, 2), (1, 1), (1, 1), 1),
-    # At least 8 channels per group in and out: the CPU's im2col GEMMs.
+    # At least 8 output channels per group and 8 window elements: the
+    # CPU's im2col GEMMs.
+    ((2, 3, 13, 15), (16, 3, 7, 7), (2, 2), (3, 3), (1, 1), 1),
     ((2, 8, 9, 11), (16, 8, 3, 3), (2, 2), (1, 1), (1, 1), 1),
     ((2, 16, 10, 9), (16, 8, 3, 2), (2, 3), (1, 0), (1, 1), 2),
     ((1, 8, 11, 12), (8, 8, 3, 3), (1, 2), (2, 1), (2, 1), 1),

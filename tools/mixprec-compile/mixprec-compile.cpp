@@ -89,6 +89,12 @@ static cl::opt<bool>
               cl::desc("Tile and vectorize contractions (=false: plain loop "
                        "nests)"),
               cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> bf16DotProducts(
+    "bf16-dot-products",
+    cl::desc("bf16 contractions on the CPU's bf16 dot-product instructions "
+             "where it has them (=false: widened to f32 and summed in k "
+             "order, the order of the GPU's tensor cores)"),
+    cl::init(true), cl::cat(compileCategory));
 enum class Autocast { None, F16, BF16 };
 static cl::opt<Autocast, false, mixprec::EnumOptionParser<Autocast>> autocast(
     "autocast", cl::desc("Run --mixprec-autocast first"),
@@ -296,6 +302,7 @@ lowerModel(ModuleOp module, ArrayRef<std::string> trainSteps, bool report,
     mixprec::CPUPipelineOptions options;
     options.vectorize = vectorize;
     options.cpu = cpu;
+    options.bf16DotProducts = bf16DotProducts;
     options.planMemory = planMemory;
     options.memoryReport = report && memoryReport;
     options.memoryReportJson = report ? memoryReportJson.getValue() : "";

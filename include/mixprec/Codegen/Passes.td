@@ -201,9 +201,17 @@ def MixprecContractionsToCalls : Pass<"mixprec-contractions-to-calls",
     linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)
                   outs(%c : memref<64x16xf32>)
     ```
-    becomes stores of the 7 + 3 * 5 words into a `memref<22xi64>` and
+    becomes stores of the 8 + 3 * 5 words into a `memref<23xi64>` and
     `func.call @mixprec_cpu_contract(%description)`.
   }];
+  let options = [
+    Option<"bf16DotProducts", "bf16-dot-products", "bool", /*default=*/"true",
+           "Let bf16 contractions run on the CPU's bf16 dot-product "
+           "instructions where it has them (AVX512-BF16, AMX): twice the "
+           "f32 rate, sums that add products in pairs; false widens them to "
+           "f32 and sums in k order, as the f32 GEMMs and the GPU's tensor "
+           "cores (and the simulator) do">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"

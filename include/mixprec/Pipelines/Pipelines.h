@@ -26,6 +26,12 @@ struct CPUPipelineOptions
                      "runtime's GEMMs (oneDNN, on the model's threads) instead "
                      "of register tiles of generated code"),
       llvm::cl::init(true)};
+  Option<bool> bf16DotProducts{
+      *this, "bf16-dot-products",
+      llvm::cl::desc("Run the runtime's bf16 GEMMs on the CPU's bf16 "
+                     "dot-product instructions where it has them (false: "
+                     "widened to f32, summed in k order as on the GPU)"),
+      llvm::cl::init(true)};
   Option<int64_t> tileM{
       *this, "tile-m",
       llvm::cl::desc("Register tile rows of contractions (0: by the CPU's "

@@ -33,7 +33,11 @@ enum {
   MIXPREC_CONTRACT_LHS = 4,        /* addresses of the first elements */
   MIXPREC_CONTRACT_RHS = 5,
   MIXPREC_CONTRACT_RESULT = 6,
-  MIXPREC_CONTRACT_HEADER_WORDS = 7
+  /* bf16 only. 1: on the CPU's bf16 dot-product instructions where it has
+   * them (AVX512-BF16, AMX), which add products in pairs; 0: widened to f32
+   * and summed in k order, as the f32 GEMMs and the tensor cores sum. */
+  MIXPREC_CONTRACT_BF16_DOT = 7,
+  MIXPREC_CONTRACT_HEADER_WORDS = 8
 };
 
 /* Then MIXPREC_CONTRACT_LOOP_WORDS words per loop, at most

@@ -100,6 +100,8 @@ func::FuncOp contractFunction(ModuleOp module) {
 struct ContractionsToCallsPass
     : public mixprec::impl::MixprecContractionsToCallsBase<
           ContractionsToCallsPass> {
+  using MixprecContractionsToCallsBase::MixprecContractionsToCallsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> found;
@@ -155,6 +157,7 @@ struct ContractionsToCallsPass
     store(MIXPREC_CONTRACT_LHS_TYPE, constant(typeCode));
     store(MIXPREC_CONTRACT_RHS_TYPE, constant(typeCode));
     store(MIXPREC_CONTRACT_ACCUMULATE, constant(accumulate ? 1 : 0));
+    store(MIXPREC_CONTRACT_BF16_DOT, constant(bf16DotProducts ? 1 : 0));
 
     // Strides of each loop in each operand, 0 where it indexes none.
     SmallVector<SmallVector<Value>> strides(

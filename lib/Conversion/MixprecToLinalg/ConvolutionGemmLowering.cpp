@@ -42,9 +42,10 @@ using namespace mixprec::lowering;
 
 namespace {
 
-/// Channels per group, in and out, below which a GEMM per group loses to the
-/// loop form.
-constexpr int64_t kMinGemmChannels = 8;
+/// Below this many output channels per group, or window elements (input
+/// channels per group times kernel area), a GEMM per group loses to the loop
+/// form.
+constexpr int64_t kMinGemmExtent = 8;
 
 /// Whether a convolution with these static shapes runs as GEMMs.
 bool worthGemms(ArrayRef<RankedTensorType> types, ArrayRef<int64_t> weight,
@@ -52,8 +53,8 @@ bool worthGemms(ArrayRef<RankedTensorType> types, ArrayRef<int64_t> weight,
   for (RankedTensorType type : types)
     if (!type.hasStaticShape() || type.getNumElements() == 0)
       return false;
-  return weight[0] / groups >= kMinGemmChannels &&
-         weight[1] >= kMinGemmChannels;
+  return weight[0] / groups >= kMinGemmExtent &&
+         weight[1] * weight[2] * weight[3] >= kMinGemmExtent;
 }
 
 AffineExpr dim(MLIRContext *context, unsigned position) {
