@@ -79,7 +79,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createMixprecGuardStateUpdates());
   ConvertMixprecToLinalgOptions lowering;
   lowering.scatterEmbeddingGradients = true;
-  lowering.convolutionsAsGemms = true;
+  lowering.convolutionsAsGemms = options.convGemms;
   pm.addPass(createConvertMixprecToLinalg(lowering));
   pm.addPass(createCanonicalizerPass());
   // Broadcasts, casts and elementwise chains are computed where they are

@@ -89,6 +89,11 @@ static cl::opt<bool>
               cl::desc("Tile and vectorize contractions (=false: plain loop "
                        "nests)"),
               cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> convGemms(
+    "conv-gemms",
+    cl::desc("Convolutions as im2col copies and GEMMs on the CPU (=false: "
+             "loop nests over the windows, which sum as the GPU does)"),
+    cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> bf16DotProducts(
     "bf16-dot-products",
     cl::desc("bf16 contractions on the CPU's bf16 dot-product instructions "
@@ -303,6 +308,7 @@ lowerModel(ModuleOp module, ArrayRef<std::string> trainSteps, bool report,
     options.vectorize = vectorize;
     options.cpu = cpu;
     options.bf16DotProducts = bf16DotProducts;
+    options.convGemms = convGemms;
     options.planMemory = planMemory;
     options.memoryReport = report && memoryReport;
     options.memoryReportJson = report ? memoryReportJson.getValue() : "";

@@ -26,6 +26,13 @@ struct CPUPipelineOptions
                      "runtime's GEMMs (oneDNN, on the model's threads) instead "
                      "of register tiles of generated code"),
       llvm::cl::init(true)};
+  Option<bool> convGemms{
+      *this, "conv-gemms",
+      llvm::cl::desc("Lower convolutions with 8 or more output channels per "
+                     "group and window elements to im2col copies and GEMMs "
+                     "(false: one loop nest over the windows, summed as the "
+                     "CUDA backend sums them)"),
+      llvm::cl::init(true)};
   Option<bool> bf16DotProducts{
       *this, "bf16-dot-products",
       llvm::cl::desc("Run the runtime's bf16 GEMMs on the CPU's bf16 "
