@@ -69,10 +69,38 @@ Value contract(OpBuilder &b, Location loc, Value lhs, AffineMap lhsMap,
       b, loc, 8, {5, 6, 7}, {lhs, rhs}, {lhsMap, rhsMap},
       filledTensor(b, loc, RankedTensorType::get(accShape, b.getF32Type()),
                    0.0),
-      [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        return addF(nested, nestedLoc, args[0],
-                    mulF(nested, nestedLoc, args[1], args[2]));
-      });
+      multiplyAddCombine);
+}
+
+/// The windows `op` (conv2d or its weight gradient) reads of its zero-padded
+/// input, copied with no arithmetic:
+///   windows[n, oh, ow, g, c, kh, kw] = xpad[n, g, c, oh*s + kh*d, ow*s + kw*d]
+/// with the dims in the order `order` names them (the result's dim i is
+/// dim order[i] of that list). `out` is the output's shape [N, F, OH, OW],
+/// `w` the weight's.
+template <typename ConvOp>
+Value copyWindows(OpBuilder &b, Location loc, ConvOp op, ArrayRef<int64_t> out,
+                  ArrayRef<int64_t> w, ArrayRef<unsigned> order) {
+  MLIRContext *context = b.getContext();
+  int64_t groups = op.getGroups();
+  ArrayRef<int64_t> stride = op.getStride(), dilation = op.getDilation();
+  Value x = splitGroups(b, loc,
+                        padSpatial(b, loc, op.getInput(), op.getPadding(), 0.0),
+                        1, groups);
+  SmallVector<int64_t> extents = {out[0], out[2], out[3], groups,
+                                  w[1],   w[2],   w[3]};
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> at(order.size());
+  for (auto [position, window] : llvm::enumerate(order)) {
+    shape.push_back(extents[window]);
+    at[window] = dim(context, position);
+  }
+  AffineMap read = AffineMap::get(7, 0,
+                                  {at[0], at[3], at[4],
+                                   at[1] * stride[0] + at[5] * dilation[0],
+                                   at[2] * stride[1] + at[6] * dilation[1]},
+                                  context);
+  return gatherElements(b, loc, x, shape, read);
 }
 
 /// `acc` [N, H, W, G, C/G] as NCHW of `resultType`, plus `bias` [C] if any,
@@ -119,22 +147,12 @@ struct Conv2DGemmLowering : public OpRewritePattern<Conv2DOp> {
       return failure();
     Location loc = op.getLoc();
     MLIRContext *context = rewriter.getContext();
-    ArrayRef<int64_t> stride = op.getStride(), dilation = op.getDilation();
     ArrayRef<int64_t> out = type.getShape();
     int64_t outPerGroup = w[0] / groups;
-
-    Value x = splitGroups(
-        rewriter, loc,
-        padSpatial(rewriter, loc, op.getInput(), op.getPadding(), 0.0), 1,
-        groups);
-    // Iteration space (n, oh, ow, g, c, kh, kw).
     auto d = [&](unsigned i) { return dim(context, i); };
-    Value cols = gatherElements(
-        rewriter, loc, x, {out[0], out[2], out[3], groups, w[1], w[2], w[3]},
-        AffineMap::get(7, 0,
-                       {d(0), d(3), d(4), d(1) * stride[0] + d(5) * dilation[0],
-                        d(2) * stride[1] + d(6) * dilation[1]},
-                       context));
+
+    // [n, oh, ow, g, c, kh, kw].
+    Value cols = copyWindows(rewriter, loc, op, out, w, {0, 1, 2, 3, 4, 5, 6});
     Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, groups);
     // Iteration space (n, oh, ow, g, f, c, kh, kw).
     Value acc = contract(
@@ -164,22 +182,12 @@ struct Conv2DGradWeightGemmLowering
       return failure();
     Location loc = op.getLoc();
     MLIRContext *context = rewriter.getContext();
-    ArrayRef<int64_t> stride = op.getStride(), dilation = op.getDilation();
     ArrayRef<int64_t> gs = gradType.getShape();
     int64_t outPerGroup = w[0] / groups;
     auto d = [&](unsigned i) { return dim(context, i); };
 
-    Value x = splitGroups(
-        rewriter, loc,
-        padSpatial(rewriter, loc, op.getInput(), op.getPadding(), 0.0), 1,
-        groups);
-    // Iteration space (g, c, kh, kw, n, oh, ow).
-    Value colsT = gatherElements(
-        rewriter, loc, x, {groups, w[1], w[2], w[3], gs[0], gs[2], gs[3]},
-        AffineMap::get(7, 0,
-                       {d(4), d(0), d(1), d(5) * stride[0] + d(2) * dilation[0],
-                        d(6) * stride[1] + d(3) * dilation[1]},
-                       context));
+    // [g, c, kh, kw, n, oh, ow].
+    Value colsT = copyWindows(rewriter, loc, op, gs, w, {3, 4, 5, 6, 0, 1, 2});
     // Iteration space (g, f, n, oh, ow).
     Value gradT = gatherElements(
         rewriter, loc, splitGroups(rewriter, loc, op.getGrad(), 1, groups),

@@ -172,10 +172,7 @@ struct SoftmaxGradLowering : public OpRewritePattern<OpTy> {
       RankedTensorType stats = statType(rewriter, type.getShape(), reduced);
       Value sum = reduceInputs(
           rewriter, loc, rank, reduced, {grad, output}, {identity, identity},
-          filledTensor(rewriter, loc, stats, 0.0),
-          [](OpBuilder &b, Location loc, ValueRange args) {
-            return addF(b, loc, args[0], mulF(b, loc, args[1], args[2]));
-          });
+          filledTensor(rewriter, loc, stats, 0.0), multiplyAddCombine);
       result = mapElements(rewriter, loc, type, {grad, output, sum},
                            [](OpBuilder &b, Location loc, ValueRange args) {
                              return mulF(b, loc, args[1],
@@ -214,10 +211,7 @@ struct LayerNormGradLowering : public OpRewritePattern<LayerNormGradOp> {
     // Per row: sum(g * s) and sum(g * s * xhat).
     Value sumDy = reduceInputs(
         rewriter, loc, rank, normalized, {grad, scale}, {identity, param},
-        filledTensor(rewriter, loc, rowStats, 0.0),
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          return addF(b, loc, args[0], mulF(b, loc, args[1], args[2]));
-        });
+        filledTensor(rewriter, loc, rowStats, 0.0), multiplyAddCombine);
     Value sumDyXhat = reduceInputs(
         rewriter, loc, rank, normalized,
         {grad, scale, input, moments.mean, moments.invStd},
@@ -477,10 +471,7 @@ struct Conv2DGradWeightLowering : public OpRewritePattern<Conv2DGradWeightOp> {
         {groups, w[0] / groups, w[1], w[2], w[3]}, rewriter.getF32Type());
     Value sum = reduceInputs(
         rewriter, loc, 8, {5, 6, 7}, {g, x}, {gradMap, inputMap},
-        filledTensor(rewriter, loc, accType, 0.0),
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          return addF(b, loc, args[0], mulF(b, loc, args[1], args[2]));
-        });
+        filledTensor(rewriter, loc, accType, 0.0), multiplyAddCombine);
     Value result = convertTensor(rewriter, loc, sum, type.getElementType());
     rewriter.replaceOp(op, mergeGroups(rewriter, loc, result, 0));
     return success();
@@ -523,10 +514,7 @@ struct Conv2DGradInputLowering : public OpRewritePattern<Conv2DGradInputOp> {
         {x[0], groups, x[1] / groups, x[2], x[3]}, rewriter.getF32Type());
     Value sum = reduceInputs(
         rewriter, loc, 8, {5, 6, 7}, {q5, w5}, {qMap, weightMap},
-        filledTensor(rewriter, loc, accType, 0.0),
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          return addF(b, loc, args[0], mulF(b, loc, args[1], args[2]));
-        });
+        filledTensor(rewriter, loc, accType, 0.0), multiplyAddCombine);
     Value result = convertTensor(rewriter, loc, sum, type.getElementType());
     rewriter.replaceOp(op, mergeGroups(rewriter, loc, result, 1));
     return success();

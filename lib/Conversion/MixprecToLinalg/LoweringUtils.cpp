@@ -113,6 +113,10 @@ Value sumCombine(OpBuilder &b, Location loc, ValueRange args) {
   return addF(b, loc, args[0], args[1]);
 }
 
+Value multiplyAddCombine(OpBuilder &b, Location loc, ValueRange args) {
+  return addF(b, loc, args[0], mulF(b, loc, args[1], args[2]));
+}
+
 Value maxCombine(OpBuilder &b, Location loc, ValueRange args) {
   return arith::MaximumFOp::create(b, loc, args[0], args[1]);
 }

@@ -97,10 +97,13 @@ mlir::Value mapElements(mlir::OpBuilder &b, mlir::Location loc,
 /// The dims [begin, end).
 llvm::SmallVector<int64_t> dimRange(int64_t begin, int64_t end);
 
-/// Combiners for reduceDims / reduceInputs: accumulator + element, and
-/// maximumf(accumulator, element) (not maxnumf: NaN wins, as in torch.amax).
+/// Combiners for reduceDims / reduceInputs: accumulator + element,
+/// maximumf(accumulator, element) (not maxnumf: NaN wins, as in torch.amax),
+/// and accumulator + first * second (a contraction's body).
 mlir::Value sumCombine(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::ValueRange args);
+mlir::Value multiplyAddCombine(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::ValueRange args);
 mlir::Value maxCombine(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::ValueRange args);
 

@@ -1,6 +1,7 @@
 // RUN: mixprec-opt %s --convert-mixprec-to-linalg=convolutions-as-gemms=true | FileCheck %s
 // RUN: mixprec-opt %s --convert-mixprec-to-linalg | FileCheck %s --check-prefix=LOOPS
 // RUN: mixprec-compile --target=cpu --emit=mlir %s -o - | FileCheck %s --check-prefix=CALLS
+// RUN: mixprec-compile --target=cpu --conv-gemms=false --emit=mlir %s -o - | FileCheck %s --check-prefix=NOCALLS
 
 // With convolutions-as-gemms (the CPU pipeline's choice) a convolution
 // copies its windows into an im2col tensor (rows: output positions, then
@@ -49,6 +50,11 @@
 // CALLS-COUNT-1: llvm.call @mixprec_cpu_contract(
 // CALLS-NOT:     llvm.call @mixprec_cpu_contract(
 // CALLS:         llvm.return
+
+// With --conv-gemms=false the convolution stays a loop nest: no GEMM call.
+// NOCALLS-LABEL: llvm.func @conv2d(
+// NOCALLS-NOT:     mixprec_cpu_contract
+// NOCALLS:         llvm.return
 func.func @conv2d(%x: tensor<2x16x10x12xbf16>, %w: tensor<24x8x3x3xbf16>, %b: tensor<24xbf16>) -> tensor<2x24x5x12xf32> {
   %0 = mixprec.conv2d %x, %w, %b {stride = array<i64: 2, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64} : tensor<2x16x10x12xbf16>, tensor<24x8x3x3xbf16>, tensor<24xbf16> -> tensor<2x24x5x12xf32>
   return %0 : tensor<2x24x5x12xf32>
