@@ -88,6 +88,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // Long reductions in the chunks the CUDA backend sums in, so that both
   // compute the same bits.
   pm.addNestedPass<func::FuncOp>(createMixprecParallelReductions());
+  // Vector lanes reduce different outputs, each in its order.
+  pm.addNestedPass<func::FuncOp>(createMixprecReduceAcrossLanes());
   pm.addNestedPass<func::FuncOp>(createMixprecDistinctResults());
   // Contractions become register tiles of vector.contract on tensors; the
   // rest of linalg stays and becomes plain loops after bufferization.
@@ -138,6 +140,10 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
+  // exp and erf as arithmetic, so that their loops vectorize; the other
+  // math functions call libm.
+  if (options.expandMath)
+    pm.addPass(createMixprecExpandMath());
   pm.addPass(createConvertMathToLibmPass());
   if (options.vectorize) {
     // vector.contract -> vector.outerproduct -> broadcasts and

@@ -358,6 +358,74 @@ def MixprecOutlineLoopNests
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def MixprecReduceAcrossLanes
+    : Pass<"mixprec-reduce-across-lanes", "::mlir::func::FuncOp"> {
+  let summary = "Reductions over their innermost dimension with a parallel "
+                "loop innermost instead, so that vector lanes reduce "
+                "different outputs";
+  let description = [{
+    A reduction over its operands' innermost dimension (a softmax's sum, a
+    layer norm's mean) sums each output in order, one element after the
+    other: LLVM vectorizes no such loop, since reordering the sum would
+    change its bits. With the reduced loops outside the innermost parallel
+    loop instead, the innermost loop computes many outputs side by side,
+    each still summing in its own order: it vectorizes (its loads are
+    strided, gathers) with the same bits.
+
+    Each `linalg.generic` on tensors (contractions aside) whose innermost
+    loop is reduced and which has a parallel loop of at least `min-lanes`
+    iterations, other than its outermost (which the model's threads split),
+    gets that parallel loop, the last such, innermost
+    (`linalg::interchangeGenericOp`); the other loops keep their order.
+
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>,
+                                     affine_map<(i, k) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]} ...
+    ```
+    becomes the same op over `(k, i)`.
+  }];
+  let options = [
+    Option<"minLanes", "min-lanes", "int64_t", /*default=*/"16",
+           "The fewest iterations of the parallel loop moved innermost">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def MixprecExpandMath : Pass<"mixprec-expand-math"> {
+  let summary = "f32 exp and erf as arithmetic the loop vectorizer can "
+                "vectorize";
+  let description = [{
+    A loop that calls libm's `expf` or `erff` runs one element at a time:
+    LLVM vectorizes no loop with a call in it. This pass rewrites f32
+    `math.exp` and `math.erf` (scalars and vectors) into `arith` ops and
+    LLVM FMAs, so a softmax, a GELU or its gradient vectorizes like any
+    other elementwise loop, and each element gets the same bits whether it
+    falls in a vector or in the scalar remainder.
+
+    `exp`: `n = round(x / ln 2)` (a fused multiply-add with 1.5 * 2^23,
+    which rounds to nearest even), `r = x - n ln 2` in two FMAs (ln 2 split
+    in a short high part and a low part), `e^r = 1 + r + r^2 q(r)` with a
+    degree-5 `q`, scaled by `2^n` in two halves so that results near the
+    overflow and in the subnormal range round once. Above 88.7228 it is
+    +Inf, below -103.9728 it is +0, NaN stays NaN. Exhaustively checked
+    against a double-precision `exp`: at most 0.98 ulp from the exact
+    result over every f32 input.
+
+    `erf`: for |x| <= 0.921875, `x + x p(x^2)` (degree 6 in x^2); up to
+    3.921875, `1 - exp(g(|x|) - x^2)` with a degree-10 `g`, the sign of x;
+    beyond, +-1; NaN stays NaN. At most 1.33 ulp over every f32 input.
+
+    Both are within the 2 ulp that docs/design.md §4 allows a
+    transcendental function (libm's, which this replaces on the CPU, is
+    within 1). No fast-math flag: every operation rounds as written. The
+    FMAs are LLVM's intrinsic, not `math.fma`, which `convert-math-to-libm`
+    would make a call of `fmaf`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Both backends, on tensors
 //===----------------------------------------------------------------------===//

@@ -39,6 +39,12 @@ struct CPUPipelineOptions
                      "dot-product instructions where it has them (false: "
                      "widened to f32, summed in k order as on the GPU)"),
       llvm::cl::init(true)};
+  Option<bool> expandMath{
+      *this, "expand-math",
+      llvm::cl::desc("Compute f32 exp and erf with arithmetic that "
+                     "vectorizes (--mixprec-expand-math; false: libm's expf "
+                     "and erff)"),
+      llvm::cl::init(true)};
   Option<int64_t> tileM{
       *this, "tile-m",
       llvm::cl::desc("Register tile rows of contractions (0: by the CPU's "

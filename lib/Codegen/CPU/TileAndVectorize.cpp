@@ -379,11 +379,16 @@ struct TileAndVectorizePass
   /// Whether `op` is left for --mixprec-contractions-to-calls: f32 or bf16
   /// inputs as they are (the runtime widens bf16 a block at a time); other
   /// 16-bit inputs widened to f32 in copies when each copy fits
-  /// `widen-limit`.
+  /// `widen-limit`. Batched dot products (no m or n loop, a softmax's
+  /// gradient) stay: one library call per output costs more than its sum.
   bool leaveForLibrary(RewriterBase &rewriter, linalg::LinalgOp op) {
     Type accType =
         getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
     if (!accType.isF32())
+      return false;
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || (dims->m.empty() && dims->n.empty()))
       return false;
     SmallVector<RankedTensorType, 2> inputTypes;
     for (OpOperand *input : op.getDpsInputOperands())
@@ -396,10 +401,6 @@ struct TileAndVectorizePass
       if (!type.getElementType().isF32() &&
           type.getNumElements() * 4 > widenLimit)
         return false;
-    FailureOr<linalg::ContractionDimensions> dims =
-        linalg::inferContractionDims(op);
-    if (failed(dims))
-      return false;
     rewriteAsContract(rewriter, op, *dims, /*transpose=*/false,
                       /*widen=*/true, widenLimit);
     return true;

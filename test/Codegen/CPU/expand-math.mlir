@@ -1,0 +1,70 @@
+// RUN: mixprec-opt %s -split-input-file --mixprec-expand-math | FileCheck %s
+
+// exp: n = round(x / ln 2) by adding and subtracting 1.5 * 2^23, the
+// reduced argument in two FMAs, a polynomial, 2^n in two factors, and the
+// overflow, underflow and NaN lanes selected last. No call is left.
+// CHECK-LABEL: func.func @exp(
+// CHECK-SAME:    [[X:%[^:]+]]: f32)
+// CHECK-DAG:     [[SHIFTER:%.+]] = arith.constant 0x4B400000 : f32
+// CHECK-DAG:     [[LOG2E:%.+]] = arith.constant 1.44269502 : f32
+// CHECK-DAG:     [[INF:%.+]] = arith.constant 0x7F800000 : f32
+// CHECK-NOT:     math.exp
+// CHECK:         [[NAN:%.+]] = arith.cmpf uno, [[X]], [[X]] : f32
+// CHECK-NEXT:    [[ABOVE:%.+]] = arith.cmpf ogt, [[X]], {{%.+}} : f32
+// CHECK-NEXT:    [[BELOW:%.+]] = arith.cmpf olt, [[X]], {{%.+}} : f32
+// CHECK:         [[CLAMPED:%.+]] = arith.select [[NAN]], {{%.+}}, {{%.+}} : f32
+// CHECK-NEXT:    [[SHIFTED:%.+]] = llvm.intr.fma([[CLAMPED]], [[LOG2E]], [[SHIFTER]])
+// CHECK-NEXT:    [[N:%.+]] = arith.subf [[SHIFTED]], [[SHIFTER]] : f32
+// CHECK-NEXT:    [[R1:%.+]] = llvm.intr.fma([[N]], {{%.+}}, [[CLAMPED]])
+// CHECK-NEXT:    [[R:%.+]] = llvm.intr.fma([[N]], {{%.+}}, [[R1]])
+// CHECK-COUNT-5: llvm.intr.fma({{%.+}}, [[R]], {{%.+}})
+// CHECK:         [[K:%.+]] = arith.fptosi [[N]] : f32 to i32
+// CHECK-NEXT:    [[HALF:%.+]] = arith.shrsi [[K]], {{%.+}} : i32
+// CHECK-NEXT:    [[REST:%.+]] = arith.subi [[K]], [[HALF]] : i32
+// CHECK:         [[SCALED:%.+]] = arith.mulf {{%.+}}, {{%.+}} : f32
+// CHECK-NEXT:    [[RESULT:%.+]] = arith.mulf [[SCALED]], {{%.+}} : f32
+// CHECK-NEXT:    [[SAT:%.+]] = arith.select [[ABOVE]], [[INF]], [[RESULT]] : f32
+// CHECK-NEXT:    [[LOW:%.+]] = arith.select [[BELOW]], {{%.+}}, [[SAT]] : f32
+// CHECK-NEXT:    [[QUIET:%.+]] = arith.addf [[X]], [[X]] : f32
+// CHECK-NEXT:    [[EXP:%.+]] = arith.select [[NAN]], [[QUIET]], [[LOW]] : f32
+// CHECK-NEXT:    return [[EXP]] : f32
+func.func @exp(%x: f32) -> f32 {
+  %e = math.exp %x : f32
+  return %e : f32
+}
+
+// -----
+
+// erf on vectors: the small-argument polynomial, 1 - exp(...) (expanded
+// too) with the sign of x, +-1 beyond 3.921875, NaN last.
+// CHECK-LABEL: func.func @erf(
+// CHECK-SAME:    [[X:%[^:]+]]: vector<16xf32>)
+// CHECK-NOT:     math.erf
+// CHECK-NOT:     math.exp
+// CHECK:         [[SMALL:%.+]] = llvm.intr.fma({{%.+}}, [[X]], [[X]]) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// CHECK:         [[IS_SMALL:%.+]] = arith.cmpf ole, {{%.+}}, {{%.+}} : vector<16xf32>
+// CHECK-NEXT:    [[PICKED:%.+]] = arith.select [[IS_SMALL]], [[SMALL]], {{%.+}} : vector<16xi1>, vector<16xf32>
+// CHECK-NEXT:    [[SATURATES:%.+]] = arith.cmpf uge, {{%.+}}, {{%.+}} : vector<16xf32>
+// CHECK:         [[ONES:%.+]] = arith.select [[SATURATES]], {{%.+}}, [[PICKED]] : vector<16xi1>, vector<16xf32>
+// CHECK-NEXT:    [[NAN:%.+]] = arith.cmpf uno, [[X]], [[X]] : vector<16xf32>
+// CHECK-NEXT:    [[QUIET:%.+]] = arith.addf [[X]], [[X]] : vector<16xf32>
+// CHECK-NEXT:    [[ERF:%.+]] = arith.select [[NAN]], [[QUIET]], [[ONES]] : vector<16xi1>, vector<16xf32>
+// CHECK-NEXT:    return [[ERF]]
+func.func @erf(%x: vector<16xf32>) -> vector<16xf32> {
+  %e = math.erf %x : vector<16xf32>
+  return %e : vector<16xf32>
+}
+
+// -----
+
+// Other types keep libm's functions.
+// CHECK-LABEL: func.func @other_types(
+// CHECK:         math.exp {{%.+}} : f64
+// CHECK:         math.erf {{%.+}} : f16
+// CHECK:         math.tanh {{%.+}} : f32
+func.func @other_types(%x: f64, %y: f16, %z: f32) -> (f64, f16, f32) {
+  %a = math.exp %x : f64
+  %b = math.erf %y : f16
+  %c = math.tanh %z : f32
+  return %a, %b, %c : f64, f16, f32
+}
