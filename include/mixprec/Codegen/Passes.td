@@ -170,7 +170,8 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
            /*default=*/"false",
            "Leave contractions whose inputs are both f32 or both bf16 "
            "untiled for --mixprec-contractions-to-calls; f16 and mixed "
-           "inputs are widened to f32 first">,
+           "inputs are widened to f32 first; batched dot products (no m "
+           "or n loop) are tiled, not one GEMM call per output">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
@@ -360,36 +361,47 @@ def MixprecOutlineLoopNests
 
 def MixprecReduceAcrossLanes
     : Pass<"mixprec-reduce-across-lanes", "::mlir::func::FuncOp"> {
-  let summary = "Reductions over their innermost dimension with a parallel "
-                "loop innermost instead, so that vector lanes reduce "
-                "different outputs";
+  let summary = "Reductions over their innermost loop with a block of a "
+                "parallel loop innermost instead, so that vector lanes "
+                "reduce different outputs";
   let description = [{
     A reduction over its operands' innermost dimension (a softmax's sum, a
     layer norm's mean) sums each output in order, one element after the
     other: LLVM vectorizes no such loop, since reordering the sum would
-    change its bits. With the reduced loops outside the innermost parallel
-    loop instead, the innermost loop computes many outputs side by side,
-    each still summing in its own order: it vectorizes (its loads are
-    strided, gathers) with the same bits.
+    change its bits. With a parallel loop innermost instead, the innermost
+    loop computes many outputs side by side, each still summing in its own
+    order: it vectorizes (its loads are strided: gathers) with the same
+    bits.
 
     Each `linalg.generic` on tensors (contractions aside) whose innermost
-    loop is reduced and which has a parallel loop of at least `min-lanes`
-    iterations, other than its outermost (which the model's threads split),
-    gets that parallel loop, the last such, innermost
-    (`linalg::interchangeGenericOp`); the other loops keep their order.
+    loop is reduced takes its last parallel loop of at least `min-lanes`
+    iterations. When that loop's extent is a larger multiple of
+    `min-lanes` (and the op's maps are projected permutations, its body
+    reads no `linalg.index`), the loop is cut in blocks of `min-lanes`: the
+    operands that it indexes are viewed with that dimension expanded
+    (`tensor.expand_shape`), the blocks' loop stays where the loop was and
+    the lanes' loop goes innermost, and the results are collapsed back. A
+    gather then reads `min-lanes` rows that the next reduction steps read
+    again, from the L1 cache. Otherwise the loop moves innermost whole
+    (`linalg::interchangeGenericOp`), unless it is the outermost, where
+    the model's threads split the nest.
 
     ```mlir
-    linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>,
-                                     affine_map<(i, k) -> (i)>],
-                    iterator_types = ["parallel", "reduction"]} ...
+    linalg.generic {indexing_maps = [affine_map<(b, i, k) -> (b, i, k)>,
+                                     affine_map<(b, i, k) -> (b, i)>],
+                    iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x : tensor<8x64x256xf32>) outs(%sums : tensor<8x64xf32>) ...
     ```
-    becomes the same op over `(k, i)`.
+    becomes the same body over `(b, i / 16, k, i % 16)`, on
+    `tensor<8x4x16x256xf32>` and `tensor<8x4x16xf32>`.
   }];
   let options = [
     Option<"minLanes", "min-lanes", "int64_t", /*default=*/"16",
-           "The fewest iterations of the parallel loop moved innermost">,
+           "Lanes of a block: the fewest iterations of the parallel loop "
+           "moved innermost">,
   ];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def MixprecExpandMath : Pass<"mixprec-expand-math"> {
