@@ -1,9 +1,10 @@
 //===- ExpandMath.cpp - f32 exp and erf as vectorizable arithmetic --------===//
 //
 // --mixprec-expand-math: f32 math.exp and math.erf become arith ops and
-// llvm.intr.fma (math.fma would become a call of libm's fmaf), so that loops computing them vectorize (a libm call keeps a
-// loop scalar) and every element gets the same bits in a vector lane or in
-// the scalar remainder. The error bounds are in Passes.td.
+// llvm.intr.fma (math.fma would become a call of libm's fmaf), so that loops
+// computing them vectorize (a libm call keeps a loop scalar) and every element
+// gets the same bits in a vector lane or in the scalar remainder. The error
+// bounds are in Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,10 +163,10 @@ Value F32Builder::erf(Value x) {
   Value a = fromBits(andBits(xBits, INT32_MAX));
   // |x| <= 0.921875: erf(x) = x + x p(x^2).
   Value xSquared = mul(x, x);
-  Value small = polynomial({8.50528086e-05f, -0.00081753527f, 0.00520397583f,
-                            -0.0268606152f, 0.11283718f, -0.376126349f,
-                            0.128379166f},
-                           xSquared);
+  Value small =
+      polynomial({8.50528086e-05f, -0.00081753527f, 0.00520397583f,
+                  -0.0268606152f, 0.11283718f, -0.376126349f, 0.128379166f},
+                 xSquared);
   small = fma(small, x, x);
   // Up to 3.921875: erf(|x|) = 1 - e^(g(|x|) - x^2), g = log(erfc) + x^2
   // on a variable centred in the interval.

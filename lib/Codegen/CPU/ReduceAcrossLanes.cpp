@@ -43,9 +43,8 @@ std::optional<unsigned> lanesLoop(linalg::GenericOp op, int64_t minLanes) {
 /// loops with `lanes` appended as loop `numLoops`; the reassociation in
 /// `groups`.
 Value cutOperand(RewriterBase &rewriter, Location loc, Value value,
-                 AffineMap map, unsigned dim, int64_t lanes,
-                 unsigned numLoops, AffineMap &cutMap,
-                 SmallVector<ReassociationIndices> &groups) {
+                 AffineMap map, unsigned dim, int64_t lanes, unsigned numLoops,
+                 AffineMap &cutMap, SmallVector<ReassociationIndices> &groups) {
   MLIRContext *context = rewriter.getContext();
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<AffineExpr> exprs;
@@ -68,8 +67,8 @@ Value cutOperand(RewriterBase &rewriter, Location loc, Value value,
   if (shape.size() == size_t(type.getRank()))
     return value;
   return tensor::ExpandShapeOp::create(
-      rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
-      value, groups);
+      rewriter, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      groups);
 }
 
 /// Replaces `op` by the same op with loop `dim` cut into blocks of `lanes`
