@@ -202,6 +202,12 @@ def resnet_rows(thread_counts, reps):
 
 
 def main():
+    if OPENBLAS_THREADS is None:
+        # Debian's reference BLAS, PyTorch's without OpenBLAS, is ~50x
+        # slower: every FP32 ratio would flatter mixprec.
+        sys.exit("bench_cpu_train.py: OpenBLAS (libopenblas.so.0) is not "
+                 "installed, so PyTorch would run on the reference BLAS; "
+                 "install libopenblas0-pthread")
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=3,
                         help="timed runs per measurement (default 3)")
