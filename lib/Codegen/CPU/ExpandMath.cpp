@@ -197,28 +197,17 @@ Value F32Builder::erf(Value x) {
 
 namespace {
 
-bool isF32(Type type) { return getElementTypeOrSelf(type).isF32(); }
-
-struct ExpandExp : OpRewritePattern<math::ExpOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::ExpOp op,
+/// Replaces an f32 `OpTy` by what `expand` builds from its operand.
+template <typename OpTy, Value (F32Builder::*expand)(Value)>
+struct ExpandF32 : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    if (!isF32(op.getType()))
+    if (!getElementTypeOrSelf(op.getType()).isF32())
       return rewriter.notifyMatchFailure(op, "not f32");
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    rewriter.replaceOp(op, F32Builder(b, op.getType()).exp(op.getOperand()));
-    return success();
-  }
-};
-
-struct ExpandErf : OpRewritePattern<math::ErfOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::ErfOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!isF32(op.getType()))
-      return rewriter.notifyMatchFailure(op, "not f32");
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    rewriter.replaceOp(op, F32Builder(b, op.getType()).erf(op.getOperand()));
+    F32Builder builder(b, op.getType());
+    rewriter.replaceOp(op, (builder.*expand)(op.getOperand()));
     return success();
   }
 };
@@ -228,7 +217,8 @@ class ExpandMathPass
 public:
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandExp, ExpandErf>(&getContext());
+    patterns.add<ExpandF32<math::ExpOp, &F32Builder::exp>,
+                 ExpandF32<math::ErfOp, &F32Builder::erf>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
