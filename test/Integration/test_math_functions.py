@@ -1,7 +1,8 @@
 """The CPU's f32 exp and erf (--mixprec-expand-math: arithmetic that
 vectorizes, not libm's expf and erff) against double-precision references:
 within the ulps its pass description states, the special values exact, and
-the same bits for an element in a vector lane or in a loop's remainder."""
+the same bits for an element in a vector lane or in a loop's remainder.
+Every f32 input is checked by the `long` tests (-m long)."""
 import math
 
 import numpy as np
@@ -77,6 +78,32 @@ def test_within_stated_ulps(name):
         "%s(%r) = %r, exact %r: %.3f ulp" % (
             name, INPUTS[worst], actual[worst], exact[worst], errors[worst]))
     assert np.array_equal(np.isnan(actual), np.isnan(INPUTS))
+
+
+# 2^32 inputs in chunks of 2^26 through one library; -m long (minutes).
+CHUNK = 2 ** 26
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_every_f32_within_stated_ulps(name):
+    op, reference, bound = FUNCTIONS[name]
+    library = mixprec.compile_source(elementwise_module(op, CHUNK))
+    out = np.empty(CHUNK, np.float32)
+    worst, worst_input = 0.0, None
+    for start in range(0, 2 ** 32, CHUNK):
+        inputs = np.arange(start, start + CHUNK, dtype=np.uint64).astype(
+            np.uint32).view(np.float32)
+        library.call("f", [inputs], [out])
+        with np.errstate(over="ignore", invalid="ignore"):
+            exact = reference(torch.from_numpy(
+                inputs.astype(np.float64))).numpy()
+            errors = ulp_errors(out, exact)
+        assert np.array_equal(np.isnan(out), np.isnan(inputs))
+        at = int(np.nanargmax(errors))
+        if errors[at] > worst:
+            worst, worst_input = errors[at], inputs[at]
+    assert worst <= bound, "%s: %.3f ulp at %r" % (name, worst, worst_input)
 
 
 def test_special_values():

@@ -16,7 +16,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include <cstdint>
 
@@ -219,8 +219,9 @@ public:
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandF32<math::ExpOp, &F32Builder::exp>,
                  ExpandF32<math::ErfOp, &F32Builder::erf>>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+    // One walk: each op is rewritten once, and nothing else in the module
+    // (as large as the model, this late) is folded or visited again.
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 

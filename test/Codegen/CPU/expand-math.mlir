@@ -5,24 +5,24 @@
 // overflow, underflow and NaN lanes selected last. No call is left.
 // CHECK-LABEL: func.func @exp(
 // CHECK-SAME:    [[X:%[^:]+]]: f32)
-// CHECK-DAG:     [[SHIFTER:%.+]] = arith.constant 0x4B400000 : f32
-// CHECK-DAG:     [[LOG2E:%.+]] = arith.constant 1.44269502 : f32
-// CHECK-DAG:     [[INF:%.+]] = arith.constant 0x7F800000 : f32
 // CHECK-NOT:     math.exp
 // CHECK:         [[NAN:%.+]] = arith.cmpf uno, [[X]], [[X]] : f32
-// CHECK-NEXT:    [[ABOVE:%.+]] = arith.cmpf ogt, [[X]], {{%.+}} : f32
+// CHECK:         [[ABOVE:%.+]] = arith.cmpf ogt, [[X]], {{%.+}} : f32
 // CHECK-NEXT:    [[BELOW:%.+]] = arith.cmpf olt, [[X]], {{%.+}} : f32
 // CHECK:         [[CLAMPED:%.+]] = arith.select [[NAN]], {{%.+}}, {{%.+}} : f32
+// CHECK-NEXT:    [[SHIFTER:%.+]] = arith.constant 0x4B400000 : f32
+// CHECK-NEXT:    [[LOG2E:%.+]] = arith.constant 1.44269502 : f32
 // CHECK-NEXT:    [[SHIFTED:%.+]] = llvm.intr.fma([[CLAMPED]], [[LOG2E]], [[SHIFTER]])
 // CHECK-NEXT:    [[N:%.+]] = arith.subf [[SHIFTED]], [[SHIFTER]] : f32
-// CHECK-NEXT:    [[R1:%.+]] = llvm.intr.fma([[N]], {{%.+}}, [[CLAMPED]])
+// CHECK:         [[R1:%.+]] = llvm.intr.fma([[N]], {{%.+}}, [[CLAMPED]])
 // CHECK-NEXT:    [[R:%.+]] = llvm.intr.fma([[N]], {{%.+}}, [[R1]])
 // CHECK-COUNT-5: llvm.intr.fma({{%.+}}, [[R]], {{%.+}})
 // CHECK:         [[K:%.+]] = arith.fptosi [[N]] : f32 to i32
-// CHECK-NEXT:    [[HALF:%.+]] = arith.shrsi [[K]], {{%.+}} : i32
+// CHECK:         [[HALF:%.+]] = arith.shrsi [[K]], {{%.+}} : i32
 // CHECK-NEXT:    [[REST:%.+]] = arith.subi [[K]], [[HALF]] : i32
 // CHECK:         [[SCALED:%.+]] = arith.mulf {{%.+}}, {{%.+}} : f32
 // CHECK-NEXT:    [[RESULT:%.+]] = arith.mulf [[SCALED]], {{%.+}} : f32
+// CHECK-NEXT:    [[INF:%.+]] = arith.constant 0x7F800000 : f32
 // CHECK-NEXT:    [[SAT:%.+]] = arith.select [[ABOVE]], [[INF]], [[RESULT]] : f32
 // CHECK-NEXT:    [[LOW:%.+]] = arith.select [[BELOW]], {{%.+}}, [[SAT]] : f32
 // CHECK-NEXT:    [[QUIET:%.+]] = arith.addf [[X]], [[X]] : f32
@@ -44,7 +44,7 @@ func.func @exp(%x: f32) -> f32 {
 // CHECK:         [[SMALL:%.+]] = llvm.intr.fma({{%.+}}, [[X]], [[X]]) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // CHECK:         [[IS_SMALL:%.+]] = arith.cmpf ole, {{%.+}}, {{%.+}} : vector<16xf32>
 // CHECK-NEXT:    [[PICKED:%.+]] = arith.select [[IS_SMALL]], [[SMALL]], {{%.+}} : vector<16xi1>, vector<16xf32>
-// CHECK-NEXT:    [[SATURATES:%.+]] = arith.cmpf uge, {{%.+}}, {{%.+}} : vector<16xf32>
+// CHECK:         [[SATURATES:%.+]] = arith.cmpf uge, {{%.+}}, {{%.+}} : vector<16xf32>
 // CHECK:         [[ONES:%.+]] = arith.select [[SATURATES]], {{%.+}}, [[PICKED]] : vector<16xi1>, vector<16xf32>
 // CHECK-NEXT:    [[NAN:%.+]] = arith.cmpf uno, [[X]], [[X]] : vector<16xf32>
 // CHECK-NEXT:    [[QUIET:%.+]] = arith.addf [[X]], [[X]] : vector<16xf32>

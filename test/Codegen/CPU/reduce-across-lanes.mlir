@@ -32,6 +32,29 @@ func.func @row_sums(%x: tensor<8x64x256xf32>, %init: tensor<8x64xf32>) -> tensor
 
 // -----
 
+// The outermost loop is cut too: its blocks stay outermost, where the
+// threads split the nest (a layer norm's row statistics).
+// CHECK-DAG:   [[IN:#.+]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+// CHECK-DAG:   [[OUT:#.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @rows_outermost(
+// CHECK:         tensor.expand_shape {{%.+}} {{\[}}[0, 1], [2]] output_shape [4, 16, 384]
+// CHECK:         linalg.generic {indexing_maps = {{\[}}[[IN]], [[OUT]]], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK:         tensor.collapse_shape {{%.+}} {{\[}}[0, 1]] : tensor<4x16xf32> into tensor<64xf32>
+#rows = affine_map<(i, k) -> (i, k)>
+#row = affine_map<(i, k) -> (i)>
+func.func @rows_outermost(%x: tensor<64x384xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
+  %s = linalg.generic {indexing_maps = [#rows, #row],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x384xf32>) outs(%init : tensor<64xf32>) {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.addf %acc, %a : f32
+      linalg.yield %r : f32
+  } -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+// -----
+
 // Rows that are not a multiple of 16 move innermost whole (the outermost
 // loop stays where the threads split the nest).
 // CHECK-DAG:   [[IN:#.+]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
