@@ -120,6 +120,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     calls.bf16DotProducts = options.bf16DotProducts;
     pm.addPass(createMixprecContractionsToCalls(calls));
   }
+  // Inner loops over contiguous elements vectorize as one long loop.
+  pm.addNestedPass<func::FuncOp>(createMixprecCollapseInnerLoops());
   // LLVM optimizes each distinct loop nest once, in a small function.
   pm.addPass(createMixprecOutlineLoopNests());
   // Outer parallel loops run in chunks on the model's threads.

@@ -310,6 +310,34 @@ def MixprecEpilogueInTiles : Pass<"mixprec-epilogue-in-tiles",
                            "::mlir::vector::VectorDialect"];
 }
 
+def MixprecCollapseInnerLoops
+    : Pass<"mixprec-collapse-inner-loops", "::mlir::func::FuncOp"> {
+  let summary = "Inner parallel loops that walk every buffer contiguously "
+                "become one loop";
+  let description = [{
+    An elementwise loop nest over a convolution's weights (`512x512x3x3`)
+    has a 3x3 inner loop: LLVM vectorizes the loop over 512 outside it
+    instead, with gathers of stride 9. Each `linalg.generic` on buffers
+    with the identity layout, whose body reads no `linalg.index`, has its
+    longest run of innermost parallel loops (two or more) that every
+    indexing map reads in order collapsed into one loop
+    (`linalg::collapseOpIterationDims`, the buffers viewed with
+    `memref.collapse_shape`). The same elements are computed in the same
+    order by the same body: no bit changes.
+
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(o, i, h, w) -> (o, i, h, w)>,
+                                     affine_map<(o, i, h, w) -> (o)>, ...],
+                    iterator_types = ["parallel", "parallel", "parallel",
+                                      "parallel"]}
+        ins(%w, %s : memref<512x256x3x3xf32>, memref<512xf32>) ...
+    ```
+    becomes the same body over `(o, i * 9 + h * 3 + w)`, on
+    `memref<512x2304xf32>` and `memref<512xf32>`.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def MixprecOutlineLoopNests
     : Pass<"mixprec-outline-loop-nests", "::mlir::ModuleOp"> {
   let summary = "Move each loop nest into a function of its own, shared by "
@@ -453,7 +481,13 @@ def MixprecFuseElementwise
     one op, so the CUDA backend runs it as one kernel and neither backend
     keeps a buffer between its links. A broadcast (a generic that yields
     one of its inputs) is fused into every elementwise user, however many:
-    it is cheaper to index again than to hold. Nothing is fused across an
+    it is cheaper to index again than to hold. A producer with several
+    users is fused into the first of them when that user is elementwise,
+    reads one of its results and visits all of its elements; the fused op
+    yields the results the others read, so the producer is still computed
+    once. An optimizer update and the guards that select each of its new
+    values (`--mixprec-guard-state-updates`) become one op, one pass over
+    the state instead of three. Nothing is fused across an
     op whose result the function returns, as the new state written in
     place (`--mixprec-update-state-in-place`) must not be read by a
     producer moved after it. Each body is inlined unchanged, casts

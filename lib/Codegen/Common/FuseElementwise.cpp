@@ -47,6 +47,60 @@ bool returnsBetween(Operation *producer, Operation *consumer) {
   return false;
 }
 
+/// Whether `op` is a linalg.generic whose loops are all parallel.
+bool isParallelGeneric(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic.getNumLoops() == generic.getNumParallelLoops();
+}
+
+/// Fuses a producer whose results have several uses into the first user,
+/// when that user is elementwise and reads one of its results; the fused op
+/// also yields the results the other users read. The producer is computed
+/// once, in the fused op. Repeated, an optimizer update and the guards that
+/// select each of its new values (`--mixprec-guard-state-updates`) become
+/// one pass over the state instead of three.
+struct FuseIntoFirstUser : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp producer,
+                                PatternRewriter &rewriter) const override {
+    if (!isParallelGeneric(producer) || producer->hasOneUse() ||
+        producer->use_empty() || isBroadcast(producer))
+      return failure();
+    OpOperand *first = nullptr;
+    for (OpOperand &use : producer->getUses()) {
+      if (use.getOwner()->getBlock() != producer->getBlock())
+        return failure();
+      if (!first || use.getOwner()->isBeforeInBlock(first->getOwner()))
+        first = &use;
+    }
+    Operation *firstUser = first->getOwner();
+    // The user's loops must visit every element of the result it reads
+    // (a permutation), as the fused op yields the others from them.
+    auto user = dyn_cast<linalg::GenericOp>(firstUser);
+    if (!isParallelGeneric(firstUser) ||
+        !user.getMatchingIndexingMap(first).isPermutation() ||
+        !linalg::areElementwiseOpsFusable(first) ||
+        llvm::count_if(firstUser->getOperands(), [&](Value operand) {
+          return operand.getDefiningOp() == producer;
+        }) != 1)
+      return failure();
+    if (returnsBetween(producer, firstUser))
+      return failure();
+    // At the first user, the fused op dominates every other use.
+    rewriter.setInsertionPoint(firstUser);
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, first);
+    if (failed(fused))
+      return failure();
+    for (auto [original, replacement] : fused->replacements)
+      rewriter.replaceAllUsesWith(original, replacement);
+    rewriter.eraseOp(firstUser);
+    rewriter.eraseOp(producer);
+    return success();
+  }
+};
+
 struct MixprecFuseElementwisePass
     : public mixprec::impl::MixprecFuseElementwiseBase<
           MixprecFuseElementwisePass> {
@@ -55,8 +109,8 @@ struct MixprecFuseElementwisePass
     // is what the tensor-core kernels match, and a producer fused into a
     // reduction would be recomputed for every reduced element.
     // A producer that computes nothing (a broadcast: its body yields an
-    // input) is fused into each of its users, the others only into their
-    // one user.
+    // input) is fused into each of its users, the others into their one
+    // user, or, with several users, into the first when it is elementwise.
     // Nor does a producer move past a new value of a returned tensor: that
     // is where the state is written over in place, and the producer may
     // read its old value.
@@ -71,6 +125,7 @@ struct MixprecFuseElementwisePass
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns,
                                                  onlyUserIsElementwise);
+    patterns.add<FuseIntoFirstUser>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -42,15 +42,17 @@ func.func @chain(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
 #rhs = affine_map<(i, j, k) -> (k, j)>
 #out = affine_map<(i, j, k) -> (i, j)>
 
-// A producer with two users is computed once; a contraction keeps its
-// multiply-accumulate body (the tensor-core kernels match it).
+// A producer with two elementwise users is computed once, in one op with
+// both; a contraction keeps its multiply-accumulate body (the tensor-core
+// kernels match it).
 // CHECK-LABEL: func.func @left_alone
-// CHECK: %[[P:.*]] = linalg.generic
-// CHECK: math.exp
-// CHECK: linalg.generic {{.*}} ins(%[[P]] :
-// CHECK: arith.addf
-// CHECK: linalg.generic {{.*}} ins(%[[P]] :
-// CHECK: arith.mulf
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<4x8xf32>,
+// CHECK: %[[P:.*]]:2 = linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[A:[^:]+]]: f32,
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[A]]
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[E]], %[[E]]
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[E]], %[[E]]
+// CHECK-NEXT: linalg.yield %[[S]], %[[M]]
 // CHECK: %[[Q:.*]] = linalg.generic
 // CHECK: arith.negf
 // CHECK: linalg.generic {{.*}} ins(%[[Q]], %{{.*}} : tensor<4x8xf16>, tensor<8x8xf16>)
@@ -59,6 +61,7 @@ func.func @chain(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK-NEXT: arith.extf
 // CHECK-NEXT: arith.mulf
 // CHECK-NEXT: arith.addf
+// CHECK: return %[[P]]#0, %[[P]]#1,
 func.func @left_alone(%x: tensor<4x8xf32>, %h: tensor<4x8xf16>, %w: tensor<8x8xf16>, %acc: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
   %e = tensor.empty() : tensor<4x8xf32>
   %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
@@ -267,4 +270,119 @@ func.func @broadcast_across_return(%bias: tensor<8xf32>, %x: tensor<4x8xf32>, %y
     linalg.yield %t : f32
   } -> tensor<4x8xf32>
   return %s, %m : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// An SGD update with momentum and the guards of its two new values
+// (--mixprec-guard-state-updates): each guard reads one result, and both
+// are fused with the update into one op that reads each state element once
+// and writes both new values.
+// CHECK-LABEL: func.func @guarded_update
+// CHECK-SAME: (%[[W:[^:]+]]: tensor<4x8xf32>, %[[G:[^:]+]]: tensor<4x8xf32>, %[[V:[^:]+]]: tensor<4x8xf32>, %[[OK:[^:]+]]: i1)
+// CHECK: %[[U:[^ ]+]]:2 = linalg.generic {{.*}} ins(%[[W]], %[[G]], %[[V]] : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[WI:[^:]+]]: f32, %[[GI:[^:]+]]: f32, %[[VI:[^:]+]]: f32,
+// CHECK: %[[NV:[^ ]+]] = arith.addf
+// CHECK: %[[NW:[^ ]+]] = arith.subf %[[WI]],
+// CHECK: %[[KV:[^ ]+]] = arith.select %[[OK]], %[[NV]], %[[VI]] : f32
+// CHECK: %[[KW:[^ ]+]] = arith.select %[[OK]], %[[NW]], %[[WI]] : f32
+// CHECK: linalg.yield %[[KV]], %[[KW]] : f32, f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[U]]#1, %[[U]]#0
+func.func @guarded_update(%w: tensor<4x8xf32>, %g: tensor<4x8xf32>, %v: tensor<4x8xf32>, %ok: i1) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %lr = arith.constant 0.1 : f32
+  %mu = arith.constant 0.9 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %u:2 = linalg.generic {indexing_maps = [#id, #id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %g, %v : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) outs(%e, %e : tensor<4x8xf32>, tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o0: f32, %o1: f32):
+    %m = arith.mulf %c, %mu : f32
+    %nv = arith.addf %m, %b : f32
+    %s = arith.mulf %lr, %nv : f32
+    %nw = arith.subf %a, %s : f32
+    linalg.yield %nw, %nv : f32, f32
+  } -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %kv = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%u#1, %v : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.select %ok, %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %kw = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%u#0, %w : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.select %ok, %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %kw, %kv : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#rowsum = affine_map<(i, j) -> (i)>
+
+// A producer whose first user is a reduction is left as it is: the
+// reduction takes no producer, and the later elementwise user is not first.
+// CHECK-LABEL: func.func @first_user_reduces
+// CHECK: %[[P:[^ ]+]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: arith.negf
+func.func @first_user_reduces(%x: tensor<4x8xf32>, %acc: tensor<4xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.exp %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #rowsum], iterator_types = ["parallel", "reduction"]}
+      ins(%p : tensor<4x8xf32>) outs(%acc : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %o, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.negf %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %r, %n : tensor<4xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#vec = affine_map<(i) -> (i)>
+#first = affine_map<() -> (0)>
+#scalar = affine_map<() -> ()>
+
+// A report of three elements, returned, whose first element a 0-d op
+// reads: fused, the report would be computed at element 0 only. The user
+// must visit every element it reads (a permutation); nothing is fused.
+// CHECK-LABEL: func.func @user_reads_one_element
+// CHECK: %[[R:[^ ]+]] = linalg.generic {{.*}} iterator_types = ["parallel"]
+// CHECK: %[[V:[^ ]+]] = linalg.generic {{.*}} iterator_types = []} ins(%[[R]] : tensor<3xi64>)
+// CHECK: return %[[R]], %[[V]]
+func.func @user_reads_one_element(%x: tensor<3xi64>) -> (tensor<3xi64>, tensor<i1>) {
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<3xi64>
+  %r = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]}
+      ins(%x : tensor<3xi64>) outs(%e : tensor<3xi64>) {
+  ^bb0(%a: i64, %o: i64):
+    %t = arith.addi %a, %a : i64
+    linalg.yield %t : i64
+  } -> tensor<3xi64>
+  %eb = tensor.empty() : tensor<i1>
+  %v = linalg.generic {indexing_maps = [#first, #scalar], iterator_types = []}
+      ins(%r : tensor<3xi64>) outs(%eb : tensor<i1>) {
+  ^bb0(%a: i64, %o: i1):
+    %t = arith.cmpi slt, %a, %c0 : i64
+    linalg.yield %t : i1
+  } -> tensor<i1>
+  return %r, %v : tensor<3xi64>, tensor<i1>
 }

@@ -21,12 +21,13 @@
 // an index failure, --mixprec-guard-state-updates), each gathering the
 // scalar code up to the next loop nest, and none for scalars only the next
 // kernel reads (--mixprec-gpu-map-to-kernels). Kernels that can run
-// together share a launch (--mixprec-gpu-merge-kernels): 56 other launches
-// of the train step become 16.
+// together share a launch (--mixprec-gpu-merge-kernels), and each
+// optimizer update computes the guarded new values of its state in one
+// kernel (--mixprec-fuse-elementwise).
 // RUN: mixprec-compile %mixprec_src_root/examples/mlp.mlir --target=cuda --arch=sm_90 --amp=precision=f16 --emit=mlir -o %t.mlir
 // RUN: %python %S/Inputs/check_kernels.py %t.ptx f16 %t.mlir | FileCheck %s --check-prefix=LAUNCHES
 // LAUNCHES: loss: 2 tensor-core launches, 5 other launches
-// LAUNCHES: train: 5 tensor-core launches, 16 other launches
+// LAUNCHES: train: 5 tensor-core launches, 15 other launches
 // LAUNCHES: train_gradients: 5 tensor-core launches
 // LAUNCHES: distinct: 5 tensor-core kernels
 
