@@ -7,7 +7,10 @@
       384, context 256, batch 8, AdamW), FP32 and bf16 AMP, against
       PyTorch eager (FP32, and bf16 autocast);
   (c) torchvision's resnet18 (10 classes) at 32x32, batch 8, SGD, FP32
-      and bf16 AMP, the same way (needs python3-torchvision).
+      and bf16 AMP, the same way (needs python3-torchvision);
+  (d) the three examples (examples/mlp.mlir, cnn.mlir, transformer.mlir:
+      small models, so per-op overheads count), FP32 and bf16 AMP, against
+      their PyTorch twins in torch_twins.py.
 
 Every time is the best of --reps runs after a warm-up. Ratios are times,
 mixprec's over PyTorch's (below 1: mixprec is faster), each pair measured
@@ -23,7 +26,7 @@ sets OPENBLAS_CORETYPE=SkylakeX (unless it is set) before OpenBLAS loads.
   MIXPREC_BUILD=build /usr/bin/python3 bench/bench_cpu_train.py
 
 About 5 minutes on 2 cores (most of it the decoder's steps);
---workloads picks some of gemm, decoder and resnet.
+--workloads picks some of gemm, decoder, resnet and examples.
 """
 import argparse
 import os
@@ -52,6 +55,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import gpt  # noqa: E402
 import mixprec  # noqa: E402
 import mixprec.torch as mpt  # noqa: E402
+import torch_twins  # noqa: E402
 
 MATMUL_MLIR = """
 func.func @matmul(%a: tensor<{n}x{n}x{t}>, %b: tensor<{n}x{n}x{t}>) -> tensor<{n}x{n}x{t}> {{
@@ -132,15 +136,8 @@ def decoder_rows(thread_counts, reps):
         trainer = mpt.compile(model, gpt.loss_fn, batch, optimizer,
                               precision=precision)
         reference, reference_optimizer, _ = gpt.build("gpt")
-
-        def torch_step():
-            reference_optimizer.zero_grad(set_to_none=True)
-            with torch.autocast("cpu", dtype=torch.bfloat16,
-                                enabled=precision == "bf16"):
-                loss = gpt.loss_fn(reference, *batch)
-            loss.backward()
-            reference_optimizer.step()
-
+        torch_step = torch_twins.train_step(reference, reference_optimizer,
+                                            gpt.loss_fn, batch, precision)
         ours_by_threads = {}
         for threads in thread_counts:
             set_threads([trainer.library], threads)
@@ -179,15 +176,8 @@ def resnet_rows(thread_counts, reps):
         trainer = mpt.compile(model, loss_fn, (x, y), optimizer,
                               precision=precision)
         reference, reference_optimizer = build()
-
-        def torch_step():
-            reference_optimizer.zero_grad(set_to_none=True)
-            with torch.autocast("cpu", dtype=torch.bfloat16,
-                                enabled=precision == "bf16"):
-                loss = loss_fn(reference, x, y)
-            loss.backward()
-            reference_optimizer.step()
-
+        torch_step = torch_twins.train_step(reference, reference_optimizer,
+                                            loss_fn, (x, y), precision)
         ours_by_threads = {}
         for threads in thread_counts:
             set_threads([trainer.library], threads)
@@ -201,6 +191,34 @@ def resnet_rows(thread_counts, reps):
     return rows
 
 
+def example_rows(thread_counts, reps):
+    """Each example compiled from examples/ as it is (FP32: --autodiff;
+    bf16: --amp=precision=bf16) against its PyTorch twin."""
+    rows = []
+    for name, build in torch_twins.BUILDERS.items():
+        for precision, options in (("fp32", ("--autodiff",)),
+                                   ("bf16", ("--amp=precision=bf16",))):
+            library = mixprec.compile_file(
+                ROOT / "examples" / (name + ".mlir"), options=options)
+            trainer = library.trainer("train", seed=0)
+            model, optimizer, loss_fn, batch = build()
+            arrays = [t.numpy().astype(np.float32 if t.is_floating_point()
+                                       else np.int32) for t in batch]
+            torch_step = torch_twins.train_step(model, optimizer, loss_fn,
+                                                batch, precision)
+            ours_by_threads = {}
+            for threads in thread_counts:
+                set_threads([library], threads)
+                ours_by_threads[threads] = best_time(
+                    lambda: trainer.step(arrays, 0.01), reps)
+            for threads in thread_counts:
+                set_threads([library], threads)
+                rows.append(("%s step, %s" % (name, precision), threads,
+                             ours_by_threads[threads],
+                             best_time(torch_step, reps), ""))
+    return rows
+
+
 def main():
     if OPENBLAS_THREADS is None:
         # Debian's reference BLAS, PyTorch's without OpenBLAS, is ~50x
@@ -211,9 +229,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=3,
                         help="timed runs per measurement (default 3)")
-    parser.add_argument("--workloads", default="gemm,decoder,resnet",
+    parser.add_argument("--workloads", default="gemm,decoder,resnet,examples",
                         help="comma-separated subset of gemm, decoder, "
-                        "resnet (default: all)")
+                        "resnet, examples (default: all)")
     args = parser.parse_args()
     cpus = len(os.sched_getaffinity(0))
     thread_counts = sorted({1, cpus})
@@ -226,6 +244,8 @@ def main():
         rows += decoder_rows(thread_counts, args.reps)
     if "resnet" in workloads:
         rows += resnet_rows(thread_counts, args.reps)
+    if "examples" in workloads:
+        rows += example_rows(thread_counts, max(args.reps, 20))
     print("mixprec CPU training speed: %d CPUs, torch %s, OPENBLAS_CORETYPE="
           "%s" % (cpus, torch.__version__,
                   os.environ.get("OPENBLAS_CORETYPE", "")))

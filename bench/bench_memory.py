@@ -172,7 +172,6 @@ def measure_in_process(system, model, optimizer, loss_fn, batch, precision,
                        target):
     """Steps `model` in this process (`system` "torch" or "mixprec") and
     measures its peak resident growth over the resident memory now."""
-    import torch
     settle()
     reset_peak()
     baseline, _ = resident()
@@ -198,66 +197,24 @@ def measure_in_process(system, model, optimizer, loss_fn, batch, precision,
         result["planned"] = (plan.device_bytes if target == "cuda"
                              else plan.host_bytes)
     else:
+        import torch_twins
+        step = torch_twins.train_step(model, optimizer, loss_fn, batch,
+                                      precision)
         for _ in range(STEPS):
-            optimizer.zero_grad(set_to_none=True)
-            with torch.autocast("cpu", dtype=torch.bfloat16,
-                                enabled=precision == "bf16"):
-                loss = loss_fn(model, *batch)
-            loss.backward()
-            optimizer.step()
+            step()
     result["measured"] = resident()[1] - baseline
     return result
 
 
 def torch_model(name):
     """(model, optimizer, loss_fn, batch) for `name`: a decoder of gpt.py,
-    or the PyTorch equivalent of an example."""
-    import torch
-    import torch.nn.functional as F
-    from torch import nn
+    or the PyTorch twin of an example (torch_twins.py)."""
     import gpt
+    import torch_twins
     if name in gpt.SIZES:
         model, optimizer, batch = gpt.build(name)
         return model, optimizer, gpt.loss_fn, batch
-
-    def cross_entropy(model, x, y):
-        return F.cross_entropy(model(x), y)
-
-    if name == "mlp":
-        model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(),
-                              nn.Linear(128, 10))
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-        batch = (torch.zeros(64, 64), torch.zeros(64, dtype=torch.long))
-    elif name == "cnn":
-        model = nn.Sequential(
-            nn.Conv2d(1, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8),
-            nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(8, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16),
-            nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64, 10))
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9,
-                                    weight_decay=5e-4)
-        batch = (torch.zeros(32, 1, 8, 8), torch.zeros(32, dtype=torch.long))
-    else:
-        class Transformer(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.embed = nn.Embedding(100, 64)
-                self.position = nn.Parameter(torch.zeros(16, 64))
-                self.block = nn.TransformerEncoderLayer(
-                    64, 4, 256, dropout=0.1, activation="gelu",
-                    batch_first=True, norm_first=True)
-                self.norm = nn.LayerNorm(64)
-                self.head = nn.Linear(64, 4)
-
-            def forward(self, tokens):
-                x = self.block(self.embed(tokens) + self.position)
-                return self.head(self.norm(x).mean(dim=1))
-
-        model = Transformer()
-        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-        batch = (torch.zeros(8, 16, dtype=torch.long),
-                 torch.zeros(8, dtype=torch.long))
-    return model, optimizer, cross_entropy, batch
+    return torch_twins.BUILDERS[name]()
 
 
 def measure_python(system, name, precision, target, directory):

@@ -138,14 +138,15 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   }
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // exp and erf as arithmetic, so that their loops vectorize (the other
+  // math functions call libm); maximum and minimum as LLVM's intrinsics,
+  // before arith-expand-ops makes them selects.
+  if (options.expandMath)
+    pm.addPass(createMixprecExpandMath());
   // __truncsfbf2 is missing from libgcc 12: expand bf16 truncation.
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
-  // exp and erf as arithmetic, so that their loops vectorize; the other
-  // math functions call libm.
-  if (options.expandMath)
-    pm.addPass(createMixprecExpandMath());
   pm.addPass(createConvertMathToLibmPass());
   if (options.vectorize) {
     // vector.contract -> vector.outerproduct -> broadcasts and
@@ -157,6 +158,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   }
   addHostToLLVMPasses(pm);
+  // Masks vectorize with byte loads.
+  pm.addPass(createMixprecBooleansAsBytes());
   pm.addPass(createMixprecLaunchParallelNests());
 }
 

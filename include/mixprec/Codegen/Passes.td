@@ -247,6 +247,31 @@ def MixprecParallelLoopNests : Pass<"mixprec-parallel-loop-nests",
   ];
 }
 
+def MixprecBooleansAsBytes : Pass<"mixprec-booleans-as-bytes"> {
+  let summary = "i1 in memory loaded and stored as the byte it occupies";
+  let description = [{
+    A buffer of i1 (an attention mask, a dropout mask, a comparison kept
+    for the backward) holds one byte per element. LLVM loads such an
+    element as `i1` and, vectorizing, builds each vector of `i1` from
+    single-element loads, bit by bit. On the LLVM dialect, each
+    non-volatile `llvm.load` of `i1` (LLVM has no atomic one) becomes a load of its byte
+    compared with zero (`icmp ne`), and each such `llvm.store` of `i1`
+    stores its zero-extended byte: the bytes in memory are the same, and
+    the loop vectorizes with byte loads.
+
+    ```mlir
+    %m = llvm.load %p : !llvm.ptr -> i1
+    ```
+    becomes
+    ```mlir
+    %b = llvm.load %p : !llvm.ptr -> i8
+    %z = llvm.mlir.constant(0 : i8) : i8
+    %m = llvm.icmp "ne" %b, %z : i8
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def MixprecLaunchParallelNests : Pass<"mixprec-launch-parallel-nests",
                                       "::mlir::ModuleOp"> {
   let summary = "Call marked loop nests through the runtime's parallel loop";
@@ -415,6 +440,11 @@ def MixprecReduceAcrossLanes
     (`linalg::interchangeGenericOp`), unless it is the outermost, where
     the model's threads split the nest.
 
+    A reduction whose every output is combined by one op that gives the
+    same result in any order (`arith.maximumf`, `arith.minimumf`, integer
+    arithmetic) is left as it is: LLVM vectorizes its loop over the reduced
+    elements itself, with contiguous loads (a softmax's maximum).
+
     ```mlir
     linalg.generic {indexing_maps = [affine_map<(b, i, k) -> (b, i, k)>,
                                      affine_map<(b, i, k) -> (b, i)>],
@@ -434,8 +464,8 @@ def MixprecReduceAcrossLanes
 }
 
 def MixprecExpandMath : Pass<"mixprec-expand-math"> {
-  let summary = "f32 exp and erf as arithmetic the loop vectorizer can "
-                "vectorize";
+  let summary = "f32 exp and erf as arithmetic, maximum and minimum as "
+                "intrinsics: math the loop vectorizer can vectorize";
   let description = [{
     A loop that calls libm's `expf` or `erff` runs one element at a time:
     LLVM vectorizes no loop with a call in it. This pass rewrites f32
@@ -462,6 +492,13 @@ def MixprecExpandMath : Pass<"mixprec-expand-math"> {
     within 1). No fast-math flag: every operation rounds as written. The
     FMAs are LLVM's intrinsic, not `math.fma`, which `convert-math-to-libm`
     would make a call of `fmaf`.
+
+    f32 `arith.maximumf` and `arith.minimumf` (scalars and 1-D vectors)
+    become `llvm.intr.maximum` and `llvm.intr.minimum`, the same IEEE
+    maximum and minimum (NaN wins, +0 above -0). `arith-expand-ops`, which
+    runs after this pass, would make them compares and selects, and LLVM
+    vectorizes a reduction by the intrinsic (a softmax's row maximum, the
+    same in any order) but not by those selects.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::LLVM::LLVMDialect"];

@@ -55,6 +55,32 @@ std::optional<ReassociationIndices> innerLoopsToCollapse(linalg::GenericOp op) {
   return longest;
 }
 
+/// Makes the operands of `op` that view one buffer the same way one view:
+/// an op that writes in place then reads and writes one value, which
+/// --mixprec-outline-loop-nests passes once, so LLVM sees one pointer
+/// (two that may be equal, it checks at run time and runs scalar when
+/// they are).
+void shareViews(RewriterBase &rewriter, Operation *op) {
+  SmallVector<memref::CollapseShapeOp> views;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto view = operand.get().getDefiningOp<memref::CollapseShapeOp>();
+    if (!view)
+      continue;
+    auto same = llvm::find_if(views, [&](memref::CollapseShapeOp other) {
+      return other.getSrc() == view.getSrc() &&
+             other.getType() == view.getType() &&
+             other.getReassociation() == view.getReassociation();
+    });
+    if (same == views.end()) {
+      views.push_back(view);
+      continue;
+    }
+    rewriter.modifyOpInPlace(op, [&] { operand.set(*same); });
+    if (view->use_empty())
+      rewriter.eraseOp(view);
+  }
+}
+
 struct MixprecCollapseInnerLoopsPass
     : public mixprec::impl::MixprecCollapseInnerLoopsBase<
           MixprecCollapseInnerLoopsPass> {
@@ -75,6 +101,7 @@ struct MixprecCollapseInnerLoopsPass
                      "loops that every map reads in order");
         return signalPassFailure();
       }
+      shareViews(rewriter, collapsed->collapsedOp);
       rewriter.eraseOp(op);
     }
   }

@@ -4,7 +4,8 @@
 // llvm.intr.fma (math.fma would become a call of libm's fmaf), so that loops
 // computing them vectorize (a libm call keeps a loop scalar) and every element
 // gets the same bits in a vector lane or in the scalar remainder. The error
-// bounds are in Passes.td.
+// bounds are in Passes.td. f32 maximumf and minimumf become LLVM's
+// intrinsics, whose reductions LLVM vectorizes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -212,13 +213,34 @@ struct ExpandF32 : OpRewritePattern<OpTy> {
   }
 };
 
+/// Replaces an f32 `ArithOp` (arith.maximumf, arith.minimumf) by the LLVM
+/// intrinsic of the same semantics, before `arith-expand-ops` would make it
+/// compares and selects: LLVM vectorizes a reduction by the intrinsic
+/// (any order gives the same result), not by the selects.
+template <typename ArithOp, typename IntrinsicOp>
+struct ToIntrinsic : OpRewritePattern<ArithOp> {
+  using OpRewritePattern<ArithOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ArithOp op,
+                                PatternRewriter &rewriter) const override {
+    auto vector = dyn_cast<VectorType>(op.getType());
+    if (!getElementTypeOrSelf(op.getType()).isF32() ||
+        (vector && vector.getRank() != 1))
+      return rewriter.notifyMatchFailure(op, "not f32, or an n-D vector");
+    rewriter.replaceOpWithNewOp<IntrinsicOp>(op, op.getLhs(), op.getRhs());
+    return success();
+  }
+};
+
 class ExpandMathPass
     : public mixprec::impl::MixprecExpandMathBase<ExpandMathPass> {
 public:
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandF32<math::ExpOp, &F32Builder::exp>,
-                 ExpandF32<math::ErfOp, &F32Builder::erf>>(&getContext());
+                 ExpandF32<math::ErfOp, &F32Builder::erf>,
+                 ToIntrinsic<arith::MaximumFOp, LLVM::MaximumOp>,
+                 ToIntrinsic<arith::MinimumFOp, LLVM::MinimumOp>>(
+        &getContext());
     // One walk: each op is rewritten once, and nothing else in the module
     // (as large as the model, this late) is folded or visited again.
     walkAndApplyPatterns(getOperation(), std::move(patterns));

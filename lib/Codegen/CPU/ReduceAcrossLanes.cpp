@@ -9,6 +9,8 @@
 #include "mixprec/Codegen/ContractionBody.h"
 #include "mixprec/Codegen/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -36,6 +38,23 @@ std::optional<unsigned> lanesLoop(linalg::GenericOp op, int64_t minLanes) {
         !ShapedType::isDynamic(ranges[dim]) && ranges[dim] >= minLanes)
       return dim;
   return std::nullopt;
+}
+
+/// Whether every output of `op` is combined by one op whose result is the
+/// same in any order (a maximum, a minimum, integer arithmetic): LLVM
+/// vectorizes such a loop over the reduced elements itself, with
+/// contiguous loads.
+bool reducesInAnyOrder(linalg::GenericOp op) {
+  for (unsigned position = 0; position < op.getNumDpsInits(); ++position) {
+    SmallVector<Operation *> combiners;
+    if (!matchReduction(op.getRegionOutputArgs(), position, combiners) ||
+        combiners.size() != 1 ||
+        !isa<arith::MaximumFOp, arith::MinimumFOp, arith::AddIOp, arith::MulIOp,
+             arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::MaxSIOp,
+             arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp>(combiners.front()))
+      return false;
+  }
+  return true;
 }
 
 /// `value` (indexed through `map`) viewed with the dimension that loop
@@ -132,7 +151,7 @@ public:
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : reductions) {
       std::optional<unsigned> dim = lanesLoop(op, minLanes);
-      if (!dim)
+      if (!dim || reducesInAnyOrder(op))
         continue;
       int64_t extent = op.getStaticLoopRanges()[*dim];
       bool cuttable = extent > minLanes && extent % minLanes == 0 &&

@@ -69,10 +69,56 @@ func.func @whole_rows(%x: tensor<8x40x256xf32>, %init: tensor<8x40xf32>) -> tens
                        iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x : tensor<8x40x256xf32>) outs(%init : tensor<8x40xf32>) {
     ^bb0(%a: f32, %acc: f32):
-      %r = arith.maximumf %acc, %a : f32
+      %r = arith.addf %acc, %a : f32
       linalg.yield %r : f32
   } -> tensor<8x40xf32>
   return %s : tensor<8x40xf32>
+}
+
+// -----
+
+// Unchanged: a maximum and an integer sum are the same in any order, so
+// LLVM vectorizes them over the row itself, with contiguous loads; a sum
+// that also takes a maximum is cut.
+// CHECK-LABEL: func.func @any_order(
+// CHECK-NOT:     tensor.expand_shape
+// CHECK:         iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:         arith.maximumf
+// CHECK-NOT:     tensor.expand_shape
+// CHECK:         iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:         arith.addi
+// CHECK:         tensor.expand_shape
+// CHECK:         iterator_types = ["parallel", "parallel", "reduction", "parallel"]
+// CHECK:         arith.maximumf
+// CHECK:         arith.addf
+#in4 = affine_map<(b, i, k) -> (b, i, k)>
+#out4 = affine_map<(b, i, k) -> (b, i)>
+func.func @any_order(%x: tensor<8x64x256xf32>, %init: tensor<8x64xf32>,
+                     %n: tensor<8x64x256xi32>, %count: tensor<8x64xi32>)
+    -> (tensor<8x64xf32>, tensor<8x64xi32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %m = linalg.generic {indexing_maps = [#in4, #out4],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<8x64x256xf32>) outs(%init : tensor<8x64xf32>) {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.maximumf %acc, %a : f32
+      linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %c = linalg.generic {indexing_maps = [#in4, #out4],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%n : tensor<8x64x256xi32>) outs(%count : tensor<8x64xi32>) {
+    ^bb0(%a: i32, %acc: i32):
+      %r = arith.addi %acc, %a : i32
+      linalg.yield %r : i32
+  } -> tensor<8x64xi32>
+  %both:2 = linalg.generic {indexing_maps = [#in4, #out4, #out4],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<8x64x256xf32>) outs(%init, %init : tensor<8x64xf32>, tensor<8x64xf32>) {
+    ^bb0(%a: f32, %mx: f32, %sum: f32):
+      %r = arith.maximumf %mx, %a : f32
+      %t = arith.addf %sum, %a : f32
+      linalg.yield %r, %t : f32, f32
+  } -> (tensor<8x64xf32>, tensor<8x64xf32>)
+  return %m, %c, %both#0, %both#1 : tensor<8x64xf32>, tensor<8x64xi32>, tensor<8x64xf32>, tensor<8x64xf32>
 }
 
 // -----
