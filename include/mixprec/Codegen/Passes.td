@@ -345,7 +345,8 @@ def MixprecCollapseInnerLoops
     instead, with gathers of stride 9. Each `linalg.generic` on buffers
     with the identity layout, whose body reads no `linalg.index`, has its
     longest run of innermost parallel loops (two or more) that every
-    indexing map reads in order collapsed into one loop
+    indexing map reads in order, as its last dimensions, collapsed into one
+    loop
     (`linalg::collapseOpIterationDims`, the buffers viewed with
     `memref.collapse_shape`). The same elements are computed in the same
     order by the same body: no bit changes.
@@ -519,8 +520,9 @@ def MixprecFuseElementwise
     keeps a buffer between its links. A broadcast (a generic that yields
     one of its inputs) is fused into every elementwise user, however many:
     it is cheaper to index again than to hold. A producer with several
-    users is fused into the first of them when that user is elementwise,
-    reads one of its results and visits all of its elements; the fused op
+    users is fused into the first of them when that user is elementwise
+    and reads one of its results in the producer's order (the same map);
+    the fused op
     yields the results the others read, so the producer is still computed
     once. An optimizer update and the guards that select each of its new
     values (`--mixprec-guard-state-updates`) become one op, one pass over

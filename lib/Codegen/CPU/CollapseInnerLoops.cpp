@@ -25,8 +25,8 @@ namespace {
 
 /// The innermost loops of `op` to collapse into one: the longest run of
 /// parallel loops, two or more, that every indexing map (each a projected
-/// permutation: no window) reads in order, over buffers with the
-/// identity layout (so any run of their dimensions is contiguous).
+/// permutation: no window) reads in order as its last dimensions, over
+/// buffers with the identity layout (so such a run is contiguous).
 std::optional<ReassociationIndices> innerLoopsToCollapse(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.hasIndexSemantics() ||
       llvm::any_of(op->getOperandTypes(),
@@ -48,7 +48,17 @@ std::optional<ReassociationIndices> innerLoopsToCollapse(linalg::GenericOp op) {
       break;
     ReassociationIndices run =
         llvm::to_vector(llvm::seq<int64_t>(first, iterators.size()));
-    if (!linalg::areDimSequencesPreserved(maps, run))
+    // In every map that reads them, the run's loops are its last
+    // dimensions, so the collapsed loop walks each buffer contiguously.
+    AffineExpr last = getAffineDimExpr(iterators.size() - 1, op.getContext());
+    if (!linalg::areDimSequencesPreserved(maps, run) ||
+        llvm::any_of(maps, [&](AffineMap map) {
+          return map.getNumResults() > 0 &&
+                 llvm::any_of(
+                     run,
+                     [&](int64_t dim) { return map.isFunctionOfDim(dim); }) &&
+                 map.getResults().back() != last;
+        }))
       break;
     longest = run;
   }

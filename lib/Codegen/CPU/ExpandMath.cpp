@@ -223,9 +223,9 @@ struct ToIntrinsic : OpRewritePattern<ArithOp> {
   LogicalResult matchAndRewrite(ArithOp op,
                                 PatternRewriter &rewriter) const override {
     auto vector = dyn_cast<VectorType>(op.getType());
-    if (!getElementTypeOrSelf(op.getType()).isF32() ||
-        (vector && vector.getRank() != 1))
-      return rewriter.notifyMatchFailure(op, "not f32, or an n-D vector");
+    if (!op.getType().isF32() &&
+        !(vector && vector.getRank() == 1 && vector.getElementType().isF32()))
+      return rewriter.notifyMatchFailure(op, "not f32 or a 1-D f32 vector");
     rewriter.replaceOpWithNewOp<IntrinsicOp>(op, op.getLhs(), op.getRhs());
     return success();
   }

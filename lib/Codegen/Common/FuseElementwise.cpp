@@ -54,7 +54,8 @@ bool isParallelGeneric(Operation *op) {
 }
 
 /// Fuses a producer whose results have several uses into the first user,
-/// when that user is elementwise and reads one of its results; the fused op
+/// when that user is elementwise and reads one of its results in the
+/// producer's order; the fused op
 /// also yields the results the other users read. The producer is computed
 /// once, in the fused op. Repeated, an optimizer update and the guards that
 /// select each of its new values (`--mixprec-guard-state-updates`) become
@@ -75,11 +76,15 @@ struct FuseIntoFirstUser : OpRewritePattern<linalg::GenericOp> {
         first = &use;
     }
     Operation *firstUser = first->getOwner();
-    // The user's loops must visit every element of the result it reads
-    // (a permutation), as the fused op yields the others from them.
+    // The user's loops must visit every element of the result it reads in
+    // the order the producer's do (its map for the result the producer's),
+    // as the fused op yields the others from them: all of them, written as
+    // contiguously as before (coalesced on the GPU).
     auto user = dyn_cast<linalg::GenericOp>(firstUser);
     if (!isParallelGeneric(firstUser) ||
-        !user.getMatchingIndexingMap(first).isPermutation() ||
+        user.getMatchingIndexingMap(first) !=
+            producer.getIndexingMapMatchingResult(
+                cast<OpResult>(first->get())) ||
         !linalg::areElementwiseOpsFusable(first) ||
         llvm::count_if(firstUser->getOperands(), [&](Value operand) {
           return operand.getDefiningOp() == producer;

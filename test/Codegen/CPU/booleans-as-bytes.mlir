@@ -4,6 +4,7 @@
 // a stored i1 is its zero-extended byte; the f32 accesses are unchanged.
 // CHECK-LABEL: llvm.func @masked_scale(
 // CHECK-SAME:    [[MASK:%[^:]+]]: !llvm.ptr, [[X:%[^:]+]]: !llvm.ptr, [[OUT:%[^:]+]]: !llvm.ptr)
+// CHECK-NOT:     -> i1
 // CHECK:         [[BYTE:%.+]] = llvm.load [[MASK]] {alignment = 1 : i64} : !llvm.ptr -> i8
 // CHECK-NEXT:    [[ZERO:%.+]] = llvm.mlir.constant(0 : i8) : i8
 // CHECK-NEXT:    [[M:%.+]] = llvm.icmp "ne" [[BYTE]], [[ZERO]] : i8
@@ -11,7 +12,7 @@
 // CHECK:         llvm.select [[M]], {{%.+}}, [[V]] : i1, f32
 // CHECK:         [[WIDE:%.+]] = llvm.zext [[M]] : i1 to i8
 // CHECK-NEXT:    llvm.store [[WIDE]], [[OUT]] : i8, !llvm.ptr
-// CHECK-NOT:     -> i1
+// CHECK-NEXT:    llvm.return
 llvm.func @masked_scale(%mask: !llvm.ptr, %x: !llvm.ptr, %out: !llvm.ptr) {
   %m = llvm.load %mask {alignment = 1 : i64} : !llvm.ptr -> i1
   %v = llvm.load %x : !llvm.ptr -> f32

@@ -34,23 +34,27 @@ func.func @update_3x3_weights(%w: memref<64x32x3x3xf32>, %g: memref<64x32x3x3xf3
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
 #channel = affine_map<(n, c, h, w) -> (c)>
+#scalar = affine_map<(n, c, h, w) -> ()>
 
-// A per-channel scale: the channel map stops the run at the channel loop,
-// so only the spatial loops collapse, and the scale is read as it was.
+// A per-channel scale and a scalar in a buffer: the channel map stops the
+// run at the channel loop, so only the spatial loops collapse; the scale
+// and the scalar are read as they were.
 // CHECK-DAG: #[[$ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG: #[[$CHANNEL:.+]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-DAG: #[[$SCALAR:.+]] = affine_map<(d0, d1, d2) -> ()>
 // CHECK-LABEL: func.func @per_channel_scale
-// CHECK-SAME: (%[[X:[^:]+]]: memref<8x64x4x4xf32>, %[[S:[^:]+]]: memref<64xf32>, %[[Y:[^:]+]]: memref<8x64x4x4xf32>)
+// CHECK-SAME: (%[[X:[^:]+]]: memref<8x64x4x4xf32>, %[[S:[^:]+]]: memref<64xf32>, %[[B:[^:]+]]: memref<f32>, %[[Y:[^:]+]]: memref<8x64x4x4xf32>)
 // CHECK: %[[CX:.+]] = memref.collapse_shape %[[X]] {{\[}}[0], [1], [2, 3]] : memref<8x64x4x4xf32> into memref<8x64x16xf32>
 // CHECK: %[[CY:.+]] = memref.collapse_shape %[[Y]] {{\[}}[0], [1], [2, 3]] : memref<8x64x4x4xf32> into memref<8x64x16xf32>
-// CHECK: linalg.generic {indexing_maps = [#[[$ID3]], #[[$CHANNEL]], #[[$ID3]]], iterator_types = ["parallel", "parallel", "parallel"]}
-// CHECK-SAME: ins(%[[CX]], %[[S]] : memref<8x64x16xf32>, memref<64xf32>) outs(%[[CY]] : memref<8x64x16xf32>)
-func.func @per_channel_scale(%x: memref<8x64x4x4xf32>, %s: memref<64xf32>, %y: memref<8x64x4x4xf32>) {
-  linalg.generic {indexing_maps = [#id, #channel, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      ins(%x, %s : memref<8x64x4x4xf32>, memref<64xf32>) outs(%y : memref<8x64x4x4xf32>) {
-  ^bb0(%a: f32, %b: f32, %o: f32):
+// CHECK: linalg.generic {indexing_maps = [#[[$ID3]], #[[$CHANNEL]], #[[$SCALAR]], #[[$ID3]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[CX]], %[[S]], %[[B]] : memref<8x64x16xf32>, memref<64xf32>, memref<f32>) outs(%[[CY]] : memref<8x64x16xf32>)
+func.func @per_channel_scale(%x: memref<8x64x4x4xf32>, %s: memref<64xf32>, %bias: memref<f32>, %y: memref<8x64x4x4xf32>) {
+  linalg.generic {indexing_maps = [#id, #channel, #scalar, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s, %bias : memref<8x64x4x4xf32>, memref<64xf32>, memref<f32>) outs(%y : memref<8x64x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
     %t = arith.mulf %a, %b : f32
-    linalg.yield %t : f32
+    %u = arith.addf %t, %c : f32
+    linalg.yield %u : f32
   }
   return
 }
@@ -61,14 +65,16 @@ func.func @per_channel_scale(%x: memref<8x64x4x4xf32>, %s: memref<64xf32>, %y: m
 #transposed = affine_map<(n, c, h, w) -> (n, c, w, h)>
 #window = affine_map<(n, c, h, w) -> (n, c, h + w)>
 #rows = affine_map<(n, c, h, w) -> (n, c, h)>
+#hw_first = affine_map<(n, c, h, w) -> (h, w, n, c)>
 
 // Left alone: a transpose (the inner loops read in another order), a
 // window (not a projected permutation), a sum over the innermost loop, a
-// strided view, and a body that reads its indices.
+// strided view, a body that reads its indices, and a buffer whose last
+// dimension is not the loops' last (the collapsed loop would stride it).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: memref.collapse_shape
 // CHECK: return
-func.func @left_alone(%x: memref<2x3x4x4xf32>, %p: memref<2x3x8xf32>, %r: memref<2x3x4xf32>, %v: memref<2x3x4x4xf32, strided<[96, 32, 8, 1]>>) {
+func.func @left_alone(%x: memref<2x3x4x4xf32>, %p: memref<2x3x8xf32>, %r: memref<2x3x4xf32>, %v: memref<2x3x4x4xf32, strided<[96, 32, 8, 1]>>, %hw: memref<4x4x2x3xf32>) {
   linalg.generic {indexing_maps = [#transposed, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
       ins(%x : memref<2x3x4x4xf32>) outs(%x : memref<2x3x4x4xf32>) {
   ^bb0(%a: f32, %o: f32):
@@ -87,6 +93,11 @@ func.func @left_alone(%x: memref<2x3x4x4xf32>, %p: memref<2x3x8xf32>, %r: memref
   }
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
       ins(%x : memref<2x3x4x4xf32>) outs(%v : memref<2x3x4x4xf32, strided<[96, 32, 8, 1]>>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#hw_first, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%hw : memref<4x4x2x3xf32>) outs(%x : memref<2x3x4x4xf32>) {
   ^bb0(%a: f32, %o: f32):
     linalg.yield %a : f32
   }

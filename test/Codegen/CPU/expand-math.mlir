@@ -73,7 +73,8 @@ func.func @other_types(%x: f64, %y: f16, %z: f32) -> (f64, f16, f32) {
 
 // f32 maximum and minimum, scalars and 1-D vectors, become LLVM's
 // intrinsics (arith-expand-ops would make them compares and selects, which
-// LLVM does not vectorize as a reduction); other types and n-D vectors stay.
+// LLVM does not vectorize as a reduction); other types, n-D vectors and
+// tensors stay.
 // CHECK-LABEL: func.func @maximum_minimum(
 // CHECK-SAME:    [[X:%[^:]+]]: f32, [[Y:%[^:]+]]: f32, [[V:%[^:]+]]: vector<16xf32>, [[W:%[^:]+]]: vector<16xf32>,
 // CHECK:         [[MAX:%.+]] = llvm.intr.maximum([[X]], [[Y]]) : (f32, f32) -> f32
@@ -81,12 +82,14 @@ func.func @other_types(%x: f64, %y: f16, %z: f32) -> (f64, f16, f32) {
 // CHECK-NEXT:    [[VMAX:%.+]] = llvm.intr.maximum([[V]], [[W]]) : (vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // CHECK-NEXT:    arith.maximumf {{%.+}}, {{%.+}} : bf16
 // CHECK-NEXT:    arith.maximumf {{%.+}}, {{%.+}} : vector<2x16xf32>
+// CHECK-NEXT:    arith.maximumf {{%.+}}, {{%.+}} : tensor<16xf32>
 // CHECK-NEXT:    return [[MAX]], [[MIN]], [[VMAX]],
-func.func @maximum_minimum(%x: f32, %y: f32, %v: vector<16xf32>, %w: vector<16xf32>, %h: bf16, %m: vector<2x16xf32>) -> (f32, f32, vector<16xf32>, bf16, vector<2x16xf32>) {
+func.func @maximum_minimum(%x: f32, %y: f32, %v: vector<16xf32>, %w: vector<16xf32>, %h: bf16, %m: vector<2x16xf32>, %t: tensor<16xf32>) -> (f32, f32, vector<16xf32>, bf16, vector<2x16xf32>, tensor<16xf32>) {
   %a = arith.maximumf %x, %y : f32
   %b = arith.minimumf %x, %y : f32
   %c = arith.maximumf %v, %w : vector<16xf32>
   %d = arith.maximumf %h, %h : bf16
   %e = arith.maximumf %m, %m : vector<2x16xf32>
-  return %a, %b, %c, %d, %e : f32, f32, vector<16xf32>, bf16, vector<2x16xf32>
+  %f = arith.maximumf %t, %t : tensor<16xf32>
+  return %a, %b, %c, %d, %e, %f : f32, f32, vector<16xf32>, bf16, vector<2x16xf32>, tensor<16xf32>
 }

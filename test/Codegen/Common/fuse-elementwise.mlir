@@ -45,7 +45,7 @@ func.func @chain(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // A producer with two elementwise users is computed once, in one op with
 // both; a contraction keeps its multiply-accumulate body (the tensor-core
 // kernels match it).
-// CHECK-LABEL: func.func @left_alone
+// CHECK-LABEL: func.func @two_users_and_a_contraction
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<4x8xf32>,
 // CHECK: %[[P:.*]]:2 = linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xf32>)
 // CHECK-NEXT: ^bb0(%[[A:[^:]+]]: f32,
@@ -62,7 +62,7 @@ func.func @chain(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK-NEXT: arith.mulf
 // CHECK-NEXT: arith.addf
 // CHECK: return %[[P]]#0, %[[P]]#1,
-func.func @left_alone(%x: tensor<4x8xf32>, %h: tensor<4x8xf16>, %w: tensor<8x8xf16>, %acc: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+func.func @two_users_and_a_contraction(%x: tensor<4x8xf32>, %h: tensor<4x8xf16>, %w: tensor<8x8xf16>, %acc: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
   %e = tensor.empty() : tensor<4x8xf32>
   %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
@@ -385,4 +385,42 @@ func.func @user_reads_one_element(%x: tensor<3xi64>) -> (tensor<3xi64>, tensor<i
     linalg.yield %t : i1
   } -> tensor<i1>
   return %r, %v : tensor<3xi64>, tensor<i1>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#t = affine_map<(i, j) -> (j, i)>
+
+// The first user reads the producer transposed: fused, the producer's
+// other result would be written in the user's order, not contiguously
+// (uncoalesced on the GPU). Nothing is fused.
+// CHECK-LABEL: func.func @first_user_transposes
+// CHECK: %[[P:[^ ]+]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<8x8xf32>)
+// CHECK: arith.negf
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<8x8xf32>)
+// CHECK: arith.addf
+func.func @first_user_transposes(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.exp %a : f32
+    linalg.yield %t : f32
+  } -> tensor<8x8xf32>
+  %n = linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.negf %a : f32
+    linalg.yield %t : f32
+  } -> tensor<8x8xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %a, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<8x8xf32>
+  return %n, %d : tensor<8x8xf32>, tensor<8x8xf32>
 }
