@@ -2,7 +2,8 @@
 cnn.mlir, transformer.mlir) as PyTorch modules of the same shapes, ops and
 optimizers, and PyTorch's train step. Each builder returns (model,
 optimizer, loss_fn, batch), the batch as tensors of the example's batch
-shapes."""
+shapes. bench_cpu_train.py and bench_memory.py use them on the CPU,
+gpu/torch_step.py (build.sh copies this file beside it) on a GPU."""
 import torch
 import torch.nn.functional as F
 from torch import nn

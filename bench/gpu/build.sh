@@ -36,7 +36,8 @@ g++ -O2 -std=c++17 -I"$root/include" -I"$root/runtime" \
   "$root/bench/gpu/model_check.cpp" -o "$out/model_check" \
   "$build/runtime/libmixprec_host_runtime.a" -ldl
 cp "$build/bin/mixprec-run" "$root/bench/gpu/run.sh" \
-  "$root/bench/gpu/torch_gemm.py" "$root/bench/gpu/torch_step.py" "$out/"
+  "$root/bench/gpu/torch_gemm.py" "$root/bench/gpu/torch_step.py" \
+  "$root/bench/torch_twins.py" "$out/"
 
 # Data: the digits (training split only) and token sequences.
 /usr/bin/python3 "$root/examples/digits_data.py" "$out/data"
