@@ -2,14 +2,18 @@
 
 // exp: n = round(x / ln 2) by adding and subtracting 1.5 * 2^23, the
 // reduced argument in two FMAs, a polynomial, 2^n in two factors, and the
-// overflow, underflow and NaN lanes selected last. No call is left.
+// overflow, underflow and NaN lanes selected last; those lanes compute
+// e^0 meanwhile (no subnormal products). No call is left.
 // CHECK-LABEL: func.func @exp(
 // CHECK-SAME:    [[X:%[^:]+]]: f32)
 // CHECK-NOT:     math.exp
 // CHECK:         [[NAN:%.+]] = arith.cmpf uno, [[X]], [[X]] : f32
 // CHECK:         [[ABOVE:%.+]] = arith.cmpf ogt, [[X]], {{%.+}} : f32
 // CHECK-NEXT:    [[BELOW:%.+]] = arith.cmpf olt, [[X]], {{%.+}} : f32
-// CHECK:         [[CLAMPED:%.+]] = arith.select [[NAN]], {{%.+}}, {{%.+}} : f32
+// CHECK-NEXT:    [[ZERO:%.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    [[OUTSIDE:%.+]] = arith.ori [[BELOW]], [[ABOVE]] : i1
+// CHECK-NEXT:    [[UNDEFINED:%.+]] = arith.ori [[OUTSIDE]], [[NAN]] : i1
+// CHECK-NEXT:    [[CLAMPED:%.+]] = arith.select [[UNDEFINED]], [[ZERO]], [[X]] : f32
 // CHECK-NEXT:    [[SHIFTER:%.+]] = arith.constant 0x4B400000 : f32
 // CHECK-NEXT:    [[LOG2E:%.+]] = arith.constant 1.44269502 : f32
 // CHECK-NEXT:    [[SHIFTED:%.+]] = llvm.intr.fma([[CLAMPED]], [[LOG2E]], [[SHIFTER]])
@@ -24,7 +28,7 @@
 // CHECK-NEXT:    [[RESULT:%.+]] = arith.mulf [[SCALED]], {{%.+}} : f32
 // CHECK-NEXT:    [[INF:%.+]] = arith.constant 0x7F800000 : f32
 // CHECK-NEXT:    [[SAT:%.+]] = arith.select [[ABOVE]], [[INF]], [[RESULT]] : f32
-// CHECK-NEXT:    [[LOW:%.+]] = arith.select [[BELOW]], {{%.+}}, [[SAT]] : f32
+// CHECK-NEXT:    [[LOW:%.+]] = arith.select [[BELOW]], [[ZERO]], [[SAT]] : f32
 // CHECK-NEXT:    [[QUIET:%.+]] = arith.addf [[X]], [[X]] : f32
 // CHECK-NEXT:    [[EXP:%.+]] = arith.select [[NAN]], [[QUIET]], [[LOW]] : f32
 // CHECK-NEXT:    return [[EXP]] : f32
