@@ -90,6 +90,9 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createMixprecParallelReductions());
   // Vector lanes reduce different outputs, each in its order.
   pm.addNestedPass<func::FuncOp>(createMixprecReduceAcrossLanes());
+  // ... read in blocks transposed in registers rather than with gathers.
+  if (options.vectorize)
+    pm.addNestedPass<func::FuncOp>(createMixprecTransposeLaneBlocks());
   pm.addNestedPass<func::FuncOp>(createMixprecDistinctResults());
   // Contractions become register tiles of vector.contract on tensors; the
   // rest of linalg stays and becomes plain loops after bufferization.

@@ -273,6 +273,58 @@ def test_layer_norm_grad(axis, eps, dtype):
     assert_close(dbias, expected[2], dtype)
 
 
+# Rows whose reductions run in 16x16 blocks transposed in registers
+# (--mixprec-transpose-lane-blocks): 32 rows of 64, multiples of 16, which
+# the shapes above are not.
+BLOCK_SHAPE = (32, 64)
+BLOCKS = module(
+    [op_function("softmax_grad_%s" % dtype,
+                 [tensor_type(BLOCK_SHAPE, dtype)] * 2,
+                 [tensor_type(BLOCK_SHAPE, dtype)],
+                 "mixprec.softmax_grad %%a0, %%a1 {axis = 1 : i64} : %s"
+                 % tensor_type(BLOCK_SHAPE, dtype))
+     for dtype in ("f32", "bf16")] +
+    [op_function("layer_norm_grad_%s" % dtype,
+                 [tensor_type(BLOCK_SHAPE, dtype)] * 2 +
+                 [tensor_type(BLOCK_SHAPE[1:], dtype)],
+                 [tensor_type(BLOCK_SHAPE, dtype)] +
+                 [tensor_type(BLOCK_SHAPE[1:], dtype)] * 2,
+                 "mixprec.layer_norm_grad %%a0, %%a1 scale %%a2 {axis = 1 : "
+                 "i64, eps = 1.0e-05 : f64} : %s, %s"
+                 % (tensor_type(BLOCK_SHAPE, dtype),
+                    tensor_type(BLOCK_SHAPE[1:], dtype)))
+     for dtype in ("f32", "bf16")])
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_softmax_grad_in_blocks(dtype):
+    y = torch.softmax(random(BLOCK_SHAPE, "f32", 14, scale=3.0), 1).to(
+        TORCH_DTYPES[dtype])
+    g = random(BLOCK_SHAPE, dtype, 15)
+    (dx,) = run(BLOCKS, "softmax_grad_%s" % dtype, [g, y])
+    expected = torch._softmax_backward_data(g.double(), y.double(), 1,
+                                            torch.float64)
+    assert_close(dx, expected, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_layer_norm_grad_in_blocks(dtype):
+    rows = (BLOCK_SHAPE[0], 1)
+    x = (random(BLOCK_SHAPE, "f32", 16) * (random(rows, "f32", 17).abs()
+                                          + 0.75)
+         + random(rows, "f32", 18)).to(TORCH_DTYPES[dtype])
+    scale = random(BLOCK_SHAPE[1:], dtype, 19)
+    g = random(BLOCK_SHAPE, dtype, 20)
+    dx, dscale, dbias = run(BLOCKS, "layer_norm_grad_%s" % dtype,
+                            [g, x, scale])
+    expected = autograd(
+        lambda x, w, b: F.layer_norm(x, BLOCK_SHAPE[1:], w, b, eps=1e-5),
+        [x, scale, torch.zeros(BLOCK_SHAPE[1:])], g)
+    assert_close(dx, expected[0], dtype)
+    assert_close(dscale, expected[1], dtype)
+    assert_close(dbias, expected[2], dtype)
+
+
 # ---------------------------------------------------------------------------
 # softmax_cross_entropy_grad
 # ---------------------------------------------------------------------------
@@ -943,4 +995,5 @@ def test_clamp_adjoint(bounds, dtype):
 def _precompiled():
     """Compiles every module of this file concurrently before its tests."""
     precompile([ACTIVATIONS, MIN_MAX_MODULE, SOFTMAX, LAYER_NORM,
-                CROSS_ENTROPY, EMBEDDING, CONV, POOL, BATCH_NORM, REDUCE_MAX])
+                CROSS_ENTROPY, EMBEDDING, CONV, POOL, BATCH_NORM, REDUCE_MAX,
+                BLOCKS])

@@ -7,6 +7,7 @@ when it is stored (docs/design.md §4). The references compute in float64 on
 the same (16-bit) input values; assert_close rounds them once to the result
 type.
 """
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -513,8 +514,71 @@ def test_batch_norm_accuracy_with_large_mean():
     check_against_torch_f32(y, expected, torch_f32)
 
 
+# ---------------------------------------------------------------------------
+# Rows in blocks of 16 lanes
+# ---------------------------------------------------------------------------
+
+# Rows that reduce in blocks of 16 lanes (--mixprec-reduce-across-lanes)
+# read as 16x16 blocks transposed in registers
+# (--mixprec-transpose-lane-blocks): 32 rows of 64, a multiple of 16 both
+# ways, which the shapes above are not.
+BLOCK_SHAPE = (32, 64)
+BLOCK_LN_SHAPE = (2, 32, 64)
+BLOCKS = module(
+    [op_function("row_sums", [tensor_type(BLOCK_SHAPE, "f32")],
+                 [tensor_type(BLOCK_SHAPE[:1], "f32")],
+                 "mixprec.reduce_sum %%a0 {dims = array<i64: 1>} : %s"
+                 % tensor_type(BLOCK_SHAPE, "f32"))] +
+    [op_function("%s_%s" % (op, dtype), [tensor_type(BLOCK_SHAPE, dtype)],
+                 [tensor_type(BLOCK_SHAPE, dtype)],
+                 "mixprec.%s %%a0 {axis = 1 : i64} : %s"
+                 % (op, tensor_type(BLOCK_SHAPE, dtype)))
+     for op in TORCH_SOFTMAX for dtype in ("f32", "bf16")] +
+    [op_function("layer_norm_%s" % dtype,
+                 [tensor_type(BLOCK_LN_SHAPE, dtype)] +
+                 [tensor_type(BLOCK_LN_SHAPE[2:], dtype)] * 2,
+                 [tensor_type(BLOCK_LN_SHAPE, dtype)],
+                 "mixprec.layer_norm %%a0 scale %%a1 bias %%a2 {axis = 2 : "
+                 "i64, eps = 1.0e-05 : f64} : %s, %s, %s"
+                 % (tensor_type(BLOCK_LN_SHAPE, dtype),
+                    tensor_type(BLOCK_LN_SHAPE[2:], dtype),
+                    tensor_type(BLOCK_LN_SHAPE[2:], dtype)))
+     for dtype in ("f32", "bf16")])
+
+
+def test_row_sums_in_blocks_add_each_row_in_order():
+    # Values of mixed magnitudes: any other order (pairs, a tree) rounds
+    # some of the 32 sums differently from one f32 accumulator that adds
+    # the row's elements one after the other, which numpy's cumsum is.
+    x = random(BLOCK_SHAPE, "f32", 150) * torch.exp(
+        random(BLOCK_SHAPE, "f32", 151) * 4.0)
+    (y,) = run(BLOCKS, "row_sums", [x])
+    in_order = np.cumsum(x.numpy(), axis=1, dtype=np.float32)[:, -1]
+    assert np.array_equal(y.numpy(), in_order)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+@pytest.mark.parametrize("op", sorted(TORCH_SOFTMAX))
+def test_softmax_in_blocks(op, dtype):
+    plain = random(BLOCK_SHAPE, dtype, 152, scale=3.0)
+    for x in (plain, masked(plain, 1, 153)):
+        (y,) = run(BLOCKS, "%s_%s" % (op, dtype), [x])
+        assert_close(y, TORCH_SOFTMAX[op](x.double(), 1), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_layer_norm_in_blocks(dtype):
+    x = spread_out(BLOCK_LN_SHAPE, 2, 154).to(TORCH_DTYPES[dtype])
+    weight = random(BLOCK_LN_SHAPE[2:], dtype, 157)
+    bias = random(BLOCK_LN_SHAPE[2:], dtype, 158)
+    (y,) = run(BLOCKS, "layer_norm_%s" % dtype, [x, weight, bias])
+    expected = F.layer_norm(x.double(), BLOCK_LN_SHAPE[2:], weight.double(),
+                            bias.double(), eps=1e-5)
+    assert_close(y, expected, dtype)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _precompiled():
     """Compiles every module of this file concurrently before its tests."""
     precompile(list(SOFTMAX.values()) + [LAYER_NORM, BATCH_NORM] +
-               list(REDUCE.values()) + [LOSSES, ALL_FINITE, ACCURACY])
+               list(REDUCE.values()) + [LOSSES, ALL_FINITE, ACCURACY, BLOCKS])

@@ -226,9 +226,12 @@ def MixprecParallelLoopNests : Pass<"mixprec-parallel-loop-nests",
   let description = [{
     Runs after `--mixprec-outline-loop-nests`. An outlined nest of one
     linalg op on buffers with static loop ranges whose first loop is
-    parallel and indexes every output, and whose outer loop holds more than
-    one chunk of `chunk-work` (elements of the inner loops times the ops of
-    the body per outer iteration), becomes loops here; its function takes
+    parallel and indexes every output, or of one `scf.forall` on buffers
+    with static bounds whose first loop starts at 0 in steps of 1
+    (`--mixprec-transpose-lane-blocks`' blocks), and whose outer loop holds
+    more than one chunk of `chunk-work` (elements of the inner loops times
+    the ops of the body per outer iteration; an `scf.for` in the body counts
+    its ops once per iteration), becomes loops here; its function takes
     the outer loop's [begin, end) as two more index arguments, which every
     call passes as the whole range, and is marked `mixprec.parallel_extent`
     and `mixprec.parallel_chunk` (outer iterations per chunk) for
@@ -462,6 +465,56 @@ def MixprecReduceAcrossLanes
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def MixprecTransposeLaneBlocks
+    : Pass<"mixprec-transpose-lane-blocks", "::mlir::func::FuncOp"> {
+  let summary = "Reductions across lanes read in square blocks transposed in "
+                "registers, instead of with gathers";
+  let description = [{
+    Runs after `--mixprec-reduce-across-lanes`, on tensors. A
+    `linalg.generic` whose innermost loop is `lanes` lanes (parallel), whose
+    one reduced loop is just outside it and a multiple of `lanes` long, and
+    whose other loops are parallel, reads an f32 operand indexed by both
+    with the reduced loop last one element per lane and step: a gather from
+    `lanes` rows. Here such an op becomes an `scf.forall` over its other
+    parallel loops (one iteration per block of outputs: the model's threads
+    split its first loop), around an `scf.for` over the reduced loop in
+    steps of `lanes`, around the vector code of one `lanes` x `lanes`
+    block: each row read as one contiguous vector, the block transposed in
+    registers (`vector.transpose`, lowered to shuffles), the body on the
+    block, and the block's columns added to the accumulators in the
+    reduced loop's order (`vector.multi_reduction`, lowered to one add per
+    column). The accumulators stay in registers across the `scf.for`. Each
+    output is still combined in its order, one element after the other:
+    the same bits as the loop nest.
+
+    Operands indexed by only one of the two loops (a row's maximum, a
+    column's weight) are broadcast. Other ops, ops whose block-read
+    operands are not f32 or not contiguous along the reduced loop, and ops
+    `linalg::vectorize` declines stay as they are.
+
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(b, i, k, l) -> (b, i, l, k)>,
+                                     affine_map<(b, i, k, l) -> (b, i, l)>],
+                    iterator_types = ["parallel", "parallel", "reduction",
+                                      "parallel"]}
+        ins(%x : tensor<8x4x16x256xf32>) outs(%sums : tensor<8x4x16xf32>) ...
+    ```
+    becomes an `scf.forall (%b, %i) in (8, 4)` around an `scf.for` of 16
+    steps that reads 16 `vector<16xf32>` rows of `%x`, transposes them and
+    adds the 16 columns to a `vector<16xf32>` of sums.
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "Lanes of a block: the extent of the innermost loop of the "
+           "reductions this pass takes (the min-lanes of "
+           "--mixprec-reduce-across-lanes)">,
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
 }
 
 def MixprecExpandMath : Pass<"mixprec-expand-math"> {

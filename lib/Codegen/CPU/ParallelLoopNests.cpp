@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 
 namespace mixprec {
 #define GEN_PASS_DEF_MIXPRECPARALLELLOOPNESTS
@@ -44,32 +45,62 @@ using mixprec::kParallelChunkAttr;
 using mixprec::kParallelExtentAttr;
 constexpr StringLiteral kParallelFor = "mixprec_cpu_parallel_for";
 
-/// The one linalg op of an outlined nest `function` (besides constants),
-/// if its first loop can be split: static ranges, parallel, and every
-/// output indexed by it.
-linalg::LinalgOp splittableNest(func::FuncOp function) {
+/// The one op of an outlined nest `function` besides constants.
+Operation *onlyNest(func::FuncOp function) {
   if (!function.isPrivate() || function.isExternal() ||
       function.getNumResults() != 0 || !function.getBody().hasOneBlock())
     return nullptr;
-  linalg::LinalgOp nest;
+  Operation *nest = nullptr;
   for (Operation &op : function.getBody().front()) {
     if (isa<arith::ConstantOp, func::ReturnOp>(op))
       continue;
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp || nest)
+    if (nest)
       return nullptr;
-    nest = linalgOp;
+    nest = &op;
   }
-  if (!nest || !nest.hasPureBufferSemantics() || nest.getNumLoops() == 0 ||
+  return nest;
+}
+
+/// Whether the first loop of linalg op `nest` can be split: static ranges,
+/// parallel, and every output indexed by it.
+bool isSplittable(linalg::LinalgOp nest) {
+  if (!nest.hasPureBufferSemantics() || nest.getNumLoops() == 0 ||
       nest.getIteratorTypesArray()[0] != utils::IteratorType::parallel ||
       llvm::any_of(nest.getStaticLoopRanges(), ShapedType::isDynamic))
-    return nullptr;
-  AffineExpr first = getAffineDimExpr(0, function.getContext());
+    return false;
+  AffineExpr first = getAffineDimExpr(0, nest.getContext());
   for (OpOperand &init : nest.getDpsInitsMutable())
     if (!llvm::is_contained(nest.getMatchingIndexingMap(&init).getResults(),
                             first))
-      return nullptr;
-  return nest;
+      return false;
+  return true;
+}
+
+/// Whether scf.forall `nest` (independent iterations by definition) can be
+/// split: on buffers, static bounds, its first loop from 0 in steps of 1.
+bool isSplittable(scf::ForallOp nest) {
+  return nest.getNumResults() == 0 &&
+         !ShapedType::isDynamicShape(nest.getStaticLowerBound()) &&
+         !ShapedType::isDynamicShape(nest.getStaticUpperBound()) &&
+         !ShapedType::isDynamicShape(nest.getStaticStep()) &&
+         nest.getStaticLowerBound()[0] == 0 && nest.getStaticStep()[0] == 1;
+}
+
+/// The ops `block` runs, counting those of static scf.for loops once per
+/// iteration.
+int64_t workOf(Block &block) {
+  int64_t work = 0;
+  for (Operation &op : block) {
+    ++work;
+    int64_t trips = 1;
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      if (std::optional<APInt> count = loop.getStaticTripCount())
+        trips = count->getSExtValue();
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        work += trips * workOf(inner);
+  }
+  return work;
 }
 
 struct ParallelLoopNestsPass
@@ -90,22 +121,40 @@ struct ParallelLoopNestsPass
     module.walk([&](func::CallOp call) {
       callsOf[call.getCalleeAttr().getAttr()].push_back(call);
     });
-    for (auto function : module.getOps<func::FuncOp>())
-      if (linalg::LinalgOp nest = splittableNest(function))
-        split(function, nest, callsOf.lookup(function.getSymNameAttr()));
+    for (auto function : module.getOps<func::FuncOp>()) {
+      Operation *nest = onlyNest(function);
+      SmallVector<func::CallOp> calls =
+          callsOf.lookup(function.getSymNameAttr());
+      if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(nest)) {
+        if (isSplittable(linalgOp))
+          splitLinalg(function, linalgOp, calls);
+      } else if (auto forall = dyn_cast_or_null<scf::ForallOp>(nest)) {
+        if (isSplittable(forall))
+          splitForall(function, forall, calls);
+      }
+    }
   }
 
-  void split(func::FuncOp function, linalg::LinalgOp nest,
-             ArrayRef<func::CallOp> calls) {
+  /// Iterations of the outer loop per chunk, or none when `extent`
+  /// iterations of `perIteration` work make one chunk or less.
+  std::optional<int64_t> chunkSize(int64_t extent, int64_t perIteration) {
+    int64_t chunk =
+        std::max<int64_t>(1, chunkWork / std::max<int64_t>(perIteration, 1));
+    if (extent <= chunk)
+      return std::nullopt;
+    return chunk;
+  }
+
+  void splitLinalg(func::FuncOp function, linalg::LinalgOp nest,
+                   ArrayRef<func::CallOp> calls) {
     SmallVector<int64_t> ranges = nest.getStaticLoopRanges();
-    int64_t extent = ranges[0];
     // The work of one outer iteration: its elements times the body's ops.
     int64_t perIteration =
         int64_t(nest->getRegion(0).front().getOperations().size());
     for (int64_t range : ArrayRef<int64_t>(ranges).drop_front())
       perIteration *= range;
-    int64_t chunk = std::max<int64_t>(1, chunkWork / perIteration);
-    if (extent <= chunk)
+    std::optional<int64_t> chunk = chunkSize(ranges[0], perIteration);
+    if (!chunk)
       return;
 
     IRRewriter rewriter(nest->getContext());
@@ -118,6 +167,36 @@ struct ParallelLoopNestsPass
     if (!outer)
       return;
     rewriter.eraseOp(nest);
+    takeRange(function, outer, ranges[0], *chunk, calls);
+  }
+
+  void splitForall(func::FuncOp function, scf::ForallOp nest,
+                   ArrayRef<func::CallOp> calls) {
+    ArrayRef<int64_t> lower = nest.getStaticLowerBound();
+    ArrayRef<int64_t> upper = nest.getStaticUpperBound();
+    ArrayRef<int64_t> steps = nest.getStaticStep();
+    // The work of one outer iteration: the body's times the inner loops'
+    // iterations.
+    int64_t perIteration = workOf(*nest.getBody());
+    for (unsigned dim = 1; dim < upper.size(); ++dim)
+      perIteration *= llvm::divideCeil(upper[dim] - lower[dim], steps[dim]);
+    std::optional<int64_t> chunk = chunkSize(upper[0], perIteration);
+    if (!chunk)
+      return;
+
+    IRRewriter rewriter(nest->getContext());
+    SmallVector<Operation *> loops;
+    if (failed(scf::forallToForLoop(rewriter, nest, &loops)) || loops.empty())
+      return;
+    takeRange(function, cast<scf::ForOp>(loops.front()), upper[0], *chunk,
+              calls);
+  }
+
+  /// `function`'s outer loop `outer`, of `extent` iterations, runs the
+  /// range of two new arguments; its callers pass the whole range.
+  void takeRange(func::FuncOp function, scf::ForOp outer, int64_t extent,
+                 int64_t chunk, ArrayRef<func::CallOp> calls) {
+    IRRewriter rewriter(function.getContext());
 
     Location loc = function.getLoc();
     Type index = rewriter.getIndexType();

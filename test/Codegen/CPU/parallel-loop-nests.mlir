@@ -99,3 +99,40 @@ func.func @public(%x: memref<10x16xf32>, %y: memref<10x16xf32>) {
   return
 }
 
+
+// -----
+
+// An outlined scf.forall (--mixprec-transpose-lane-blocks' blocks) becomes
+// scf.for loops the same way; its work per outer iteration counts the ops
+// of an inner scf.for once per iteration: (1 + 4 x 4 + 1) = 18, so chunks
+// of 64 / 18 = 3 rows.
+
+// CHECK-LABEL: func.func private @blocks(
+// CHECK-SAME:      %[[X:.+]]: memref<10x4xf32>, %[[Y:.+]]: memref<10x4xf32>, %[[BEGIN:.+]]: index, %[[END:.+]]: index)
+// CHECK-SAME:      mixprec.parallel_chunk = 3 : i64, mixprec.parallel_extent = 10 : i64
+// CHECK:         scf.for %[[I:.+]] = %[[BEGIN]] to %[[END]] step %{{.+}} {
+// CHECK:           scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK:             memref.load %[[X]][%[[I]], %[[J]]]
+// CHECK:             memref.store %{{.+}}, %[[Y]][%[[I]], %[[J]]]
+// CHECK-NOT:     scf.forall
+// CHECK-LABEL: func.func @blocks_host(
+// CHECK-DAG:     %[[ZERO:.+]] = arith.constant 0 : index
+// CHECK-DAG:     %[[TEN:.+]] = arith.constant 10 : index
+// CHECK:         call @blocks(%{{.+}}, %{{.+}}, %[[ZERO]], %[[TEN]])
+func.func private @blocks(%x: memref<10x4xf32>, %y: memref<10x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.forall (%i) in (10) {
+    scf.for %j = %c0 to %c4 step %c1 {
+      %a = memref.load %x[%i, %j] : memref<10x4xf32>
+      %s = arith.addf %a, %a : f32
+      memref.store %s, %y[%i, %j] : memref<10x4xf32>
+    }
+  }
+  return
+}
+func.func @blocks_host(%x: memref<10x4xf32>, %y: memref<10x4xf32>) {
+  call @blocks(%x, %y) : (memref<10x4xf32>, memref<10x4xf32>) -> ()
+  return
+}
