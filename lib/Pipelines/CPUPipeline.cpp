@@ -85,6 +85,10 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // Broadcasts, casts and elementwise chains are computed where they are
   // read, with no buffer in between.
   pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise());
+  // Contractions read transposed operands where they are (the runtime's
+  // GEMMs take strides).
+  if (options.vectorize && options.libraryContractions)
+    pm.addNestedPass<func::FuncOp>(createMixprecTransposesIntoContractions());
   // Long reductions in the chunks the CUDA backend sums in, so that both
   // compute the same bits.
   pm.addNestedPass<func::FuncOp>(createMixprecParallelReductions());

@@ -467,6 +467,39 @@ def MixprecReduceAcrossLanes
                            "::mlir::tensor::TensorDialect"];
 }
 
+def MixprecTransposesIntoContractions
+    : Pass<"mixprec-transposes-into-contractions", "::mlir::func::FuncOp"> {
+  let summary = "Contractions read a transposed copy's source in place, "
+                "through the composed map";
+  let description = [{
+    CPU only, on tensors, before the tiling passes. A contraction (a
+    `linalg.generic` or named op whose body is `out + a * b`,
+    `mixprec::computesContract`) with an input that is a `linalg.transpose`
+    result, directly or through a `tensor.collapse_shape` (attention's
+    heads split from a projection's rows, then merged into one batch
+    dimension), reads the transpose's input instead: a named op becomes a
+    `linalg.generic`, a collapse between becomes more loops of the
+    contraction (`linalg::populateFoldReshapeOpsByExpansionPatterns`), and
+    the input's indexing map is the transpose's input map composed with it.
+    The runtime's GEMMs (`--mixprec-contractions-to-calls`) take the
+    resulting strides, so the transposed copy, a pass over memory that
+    computes nothing, is not made. The contraction multiplies and adds the
+    same elements in the same order: the same bits.
+
+    ```mlir
+    %t = linalg.transpose ins(%q : tensor<8x256x6x64xbf16>)
+        outs(%e : tensor<8x6x256x64xbf16>) permutation = [0, 2, 1, 3]
+    %c = tensor.collapse_shape %t [[0, 1], [2], [3]]
+        : tensor<8x6x256x64xbf16> into tensor<48x256x64xbf16>
+    %s = linalg.batch_matmul ins(%c, %k : ...) outs(...)
+    ```
+    becomes a `linalg.generic` over `(b, h, m, n, k)` that reads `%q` at
+    `(b, m, h, k)`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def MixprecTransposeLaneBlocks
     : Pass<"mixprec-transpose-lane-blocks", "::mlir::func::FuncOp"> {
   let summary = "Reductions across lanes read in square blocks transposed in "
@@ -490,7 +523,9 @@ def MixprecTransposeLaneBlocks
     the same bits as the loop nest.
 
     Operands indexed by only one of the two loops (a row's maximum, a
-    column's weight) are broadcast. Other ops, ops whose block-read
+    column's weight) are broadcast. A contraction's body (`out + x * y`)
+    is left as it is: its products are added with fused multiply-adds
+    (docs/design.md §4). Other ops, ops whose block-read
     operands are not f32 or not contiguous along the reduced loop, and ops
     `linalg::vectorize` declines stay as they are.
 

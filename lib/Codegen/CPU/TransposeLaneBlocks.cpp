@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mixprec/Codegen/ContractionBody.h"
 #include "mixprec/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -44,7 +45,10 @@ namespace {
 /// loop last (the rows a block reads). Other operands may index either
 /// loop alone (a row's maximum, a column's weight).
 bool isLaneReduction(linalg::GenericOp op, int64_t lanes) {
-  if (!op.hasPureTensorSemantics() || op.hasIndexSemantics())
+  // A contraction adds each product with a fused multiply-add
+  // (docs/design.md §4), which the vectorized reduction would not.
+  if (!op.hasPureTensorSemantics() || op.hasIndexSemantics() ||
+      mixprec::computesContract(op))
     return false;
   unsigned numLoops = op.getNumLoops();
   if (numLoops < 2)

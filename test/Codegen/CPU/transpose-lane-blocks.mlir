@@ -42,24 +42,24 @@ func.func @row_sums(%x: tensor<2x16x64xf32>, %m: tensor<2x16xf32>, %init: tensor
 
 // -----
 
-// A column's weight (indexed by the reduced loop alone) is not transposed:
-// row i of its block is its element i, splat.
-// CHECK-LABEL: func.func @column_weights(
+// A column's offset (indexed by the reduced loop alone) is not
+// transposed: row i of its block is its element i, splat.
+// CHECK-LABEL: func.func @column_offsets(
 // CHECK-SAME:    [[X:%[^:]+]]: tensor<4x16x32xf32>, [[W:%[^:]+]]: tensor<32xf32>,
 // CHECK:         scf.for [[K:%.+]] = {{.+}} iter_args([[ACC:%.+]] = {{%.+}}) -> (vector<16xf32>) {
 // CHECK-COUNT-64:    vector.shuffle
 // CHECK-NEXT:        [[WEIGHTS:%.+]] = vector.transfer_read [[W]][[[K]]], %{{.+}} {in_bounds = [true]} : tensor<32xf32>, vector<16xf32>
 // CHECK-NEXT:        [[W0:%.+]] = vector.extract [[WEIGHTS]][0] : f32 from vector<16xf32>
 // CHECK-NEXT:        [[SPLAT0:%.+]] = vector.broadcast [[W0]] : f32 to vector<16xf32>
-// CHECK-NEXT:        [[P0:%.+]] = arith.mulf %{{.+}}, [[SPLAT0]] : vector<16xf32>
+// CHECK-NEXT:        [[P0:%.+]] = arith.subf %{{.+}}, [[SPLAT0]] : vector<16xf32>
 // CHECK-NEXT:        arith.addf [[P0]], [[ACC]] : vector<16xf32>
 // CHECK-NEXT:        [[W1:%.+]] = vector.extract [[WEIGHTS]][1] : f32 from vector<16xf32>
 // CHECK-NOT:         vector.shuffle
 // CHECK:             scf.yield
-func.func @column_weights(%x: tensor<4x16x32xf32>, %w: tensor<32xf32>, %init: tensor<4x16xf32>) -> tensor<4x16xf32> {
+func.func @column_offsets(%x: tensor<4x16x32xf32>, %w: tensor<32xf32>, %init: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %0 = linalg.generic {indexing_maps = [affine_map<(b, k, l) -> (b, l, k)>, affine_map<(b, k, l) -> (k)>, affine_map<(b, k, l) -> (b, l)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<4x16x32xf32>, tensor<32xf32>) outs(%init : tensor<4x16xf32>) {
   ^bb0(%in: f32, %wk: f32, %out: f32):
-    %p = arith.mulf %in, %wk : f32
+    %p = arith.subf %in, %wk : f32
     %s = arith.addf %out, %p : f32
     linalg.yield %s : f32
   } -> tensor<4x16xf32>
@@ -93,14 +93,15 @@ func.func @chunked_rows(%x: tensor<4x16x2x32xf32>, %init: tensor<2x4x16xf32>) ->
 // -----
 
 // Left as they are: a bf16 block (no 16x16 shuffle transpose for it), a
-// reduced loop that is not a multiple of 16 long, 8 lanes, and an operand
+// reduced loop that is not a multiple of 16 long, 8 lanes, an operand
 // whose contiguous dimension is the lanes' (LLVM vectorizes it with plain
-// loads already).
+// loads already), and a contraction's body (its products are added with
+// fused multiply-adds, docs/design.md §4).
 // CHECK-LABEL: func.func @left_alone(
 // CHECK-NOT:     scf.forall
-// CHECK-COUNT-4: linalg.generic
+// CHECK-COUNT-5: linalg.generic
 // CHECK-NOT:     scf.forall
-func.func @left_alone(%h: tensor<2x16x64xbf16>, %odd: tensor<2x16x40xf32>, %narrow: tensor<2x8x64xf32>, %rows: tensor<2x64x16xf32>, %init: tensor<2x16xf32>, %init8: tensor<2x8xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x8xf32>, tensor<2x16xf32>) {
+func.func @left_alone(%h: tensor<2x16x64xbf16>, %odd: tensor<2x16x40xf32>, %narrow: tensor<2x8x64xf32>, %rows: tensor<2x64x16xf32>, %init: tensor<2x16xf32>, %init8: tensor<2x8xf32>, %y: tensor<2x16x64xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x8xf32>, tensor<2x16xf32>, tensor<2x16xf32>) {
   %0 = linalg.generic {indexing_maps = [affine_map<(b, k, l) -> (b, l, k)>, affine_map<(b, k, l) -> (b, l)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%h : tensor<2x16x64xbf16>) outs(%init : tensor<2x16xf32>) {
   ^bb0(%in: bf16, %out: f32):
     %e = arith.extf %in : bf16 to f32
@@ -122,5 +123,11 @@ func.func @left_alone(%h: tensor<2x16x64xbf16>, %odd: tensor<2x16x40xf32>, %narr
     %s = arith.addf %out, %in : f32
     linalg.yield %s : f32
   } -> tensor<2x16xf32>
-  return %0, %1, %2, %3 : tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x8xf32>, tensor<2x16xf32>
+  %4 = linalg.generic {indexing_maps = [affine_map<(b, k, l) -> (b, l, k)>, affine_map<(b, k, l) -> (b, l, k)>, affine_map<(b, k, l) -> (b, l)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%y, %y : tensor<2x16x64xf32>, tensor<2x16x64xf32>) outs(%init : tensor<2x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x8xf32>, tensor<2x16xf32>, tensor<2x16xf32>
 }

@@ -1,0 +1,113 @@
+//===- TransposesIntoContractions.cpp - contractions read transposes in place //
+//
+// --mixprec-transposes-into-contractions: a contraction that reads a
+// transposed copy (attention's heads split from the projections' rows)
+// reads the copy's source instead, through the composed indexing map. The
+// runtime's GEMMs take any strides, so the copy, a pass over memory, goes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mixprec/Codegen/ContractionBody.h"
+#include "mixprec/Codegen/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mixprec {
+#define GEN_PASS_DEF_MIXPRECTRANSPOSESINTOCONTRACTIONS
+#include "mixprec/Codegen/Passes.h.inc"
+} // namespace mixprec
+
+using namespace mlir;
+
+namespace {
+
+/// The linalg.transpose whose result `value` is, or is a collapse of.
+linalg::TransposeOp transposeBehind(Value value) {
+  if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>())
+    value = collapse.getSrc();
+  return value.getDefiningOp<linalg::TransposeOp>();
+}
+
+/// Whether `op` is a contraction on tensors with an input that is a
+/// transpose's result or a collapse of one.
+bool readsTransposes(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && mixprec::computesContract(op) &&
+         llvm::any_of(op.getDpsInputOperands(), [](OpOperand *input) {
+           return transposeBehind(input->get());
+         });
+}
+
+/// A contraction generic's input that is a transposed copy reads the
+/// copy's source, indexed by the transpose's input map composed with its
+/// own map.
+struct ReadSourceOfTranspose : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || !mixprec::computesContract(op))
+      return failure();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto transpose = input->get().getDefiningOp<linalg::TransposeOp>();
+      if (!transpose)
+        continue;
+      // The transpose's loops are its result's dimensions (identity map):
+      // result[x] = source[sourceMap(x)].
+      AffineMap sourceMap =
+          transpose.getMatchingIndexingMap(transpose.getDpsInputOperand(0));
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      unsigned position = input->getOperandNumber();
+      maps[position] = sourceMap.compose(maps[position]);
+      rewriter.modifyOpInPlace(op, [&] {
+        input->set(transpose.getInput());
+        op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      });
+      return success();
+    }
+    return failure();
+  }
+};
+
+class TransposesIntoContractionsPass
+    : public mixprec::impl::MixprecTransposesIntoContractionsBase<
+          TransposesIntoContractionsPass> {
+public:
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    SmallVector<linalg::LinalgOp> named;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp>(op) && readsTransposes(op))
+        named.push_back(op);
+    });
+    IRRewriter rewriter(context);
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
+
+    // A collapse between the transpose and the contraction (heads merged
+    // into one batch dimension) becomes more loops of the contraction.
+    linalg::ControlFusionFn collapsedTranspose = [](OpOperand *operand) {
+      auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+      return consumer && consumer.isDpsInput(operand) &&
+             mixprec::computesContract(consumer) &&
+             operand->get().getDefiningOp<tensor::CollapseShapeOp>() &&
+             transposeBehind(operand->get());
+    };
+    RewritePatternSet patterns(context);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
+                                                      collapsedTranspose);
+    patterns.add<ReadSourceOfTranspose>(context);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
