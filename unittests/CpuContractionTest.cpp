@@ -38,8 +38,9 @@ struct Contraction {
   mixprec_dtype type = MIXPREC_F32;
   bool accumulate = false;
   bool bf16DotProducts = true;
+  bool bf16Result = false;
   std::vector<float> lhs, rhs, result;
-  std::vector<uint16_t> lhs16, rhs16;
+  std::vector<uint16_t> lhs16, rhs16, result16;
 
   int64_t span(int64_t TestLoop::*stride) const {
     int64_t last = 0;
@@ -66,6 +67,7 @@ struct Contraction {
     for (float x : rhs)
       rhs16.push_back(toBf16(x));
     result.assign(span(&TestLoop::result), initial);
+    result16.assign(result.size(), 0xffff);
   }
 
   void run() {
@@ -80,7 +82,10 @@ struct Contraction {
         int64_t(bf16 ? uintptr_t(lhs16.data()) : uintptr_t(lhs.data()));
     words[MIXPREC_CONTRACT_RHS] =
         int64_t(bf16 ? uintptr_t(rhs16.data()) : uintptr_t(rhs.data()));
-    words[MIXPREC_CONTRACT_RESULT] = int64_t(uintptr_t(result.data()));
+    words[MIXPREC_CONTRACT_RESULT] = int64_t(
+        bf16Result ? uintptr_t(result16.data()) : uintptr_t(result.data()));
+    words[MIXPREC_CONTRACT_RESULT_TYPE] =
+        bf16Result ? MIXPREC_BF16 : MIXPREC_F32;
     for (const TestLoop &loop : loops)
       words.insert(words.end(),
                    {loop.kind, loop.extent, loop.lhs, loop.rhs, loop.result});
@@ -230,6 +235,65 @@ TEST_F(CpuContraction, Bf16InKOrderHasTheBitsOfInOrderSums) {
   }
 }
 
+/// arith.truncf's f32 -> bf16: to nearest even, NaN as 0x7fc0.
+uint16_t roundedBf16(float value) {
+  if (std::isnan(value))
+    return 0x7fc0;
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return uint16_t((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
+
+TEST_F(CpuContraction, Bf16ResultsAreTheF32SumsRoundedOnce) {
+  // Normal values (sums that round both ways), dense results: the bf16
+  // result is the f32 one rounded to nearest even, at 1 and 3 threads, for
+  // row blocks with a partial last one, attention's heads, k split in two,
+  // and bf16 inputs on dot products or widened.
+  std::vector<Contraction> cases(5);
+  cases[0].loops = {{MIXPREC_CONTRACT_M, 600, 96, 0, 80},
+                    {MIXPREC_CONTRACT_N, 80, 0, 1, 1},
+                    {MIXPREC_CONTRACT_K, 96, 1, 80, 0}};
+  cases[1].loops = {{MIXPREC_CONTRACT_BATCH, 2, 40 * 48, 40 * 48, 40 * 40 * 3},
+                    {MIXPREC_CONTRACT_BATCH, 3, 16, 16, 40 * 40},
+                    {MIXPREC_CONTRACT_M, 40, 48, 0, 40},
+                    {MIXPREC_CONTRACT_N, 40, 0, 48, 1},
+                    {MIXPREC_CONTRACT_K, 16, 1, 1, 0}};
+  cases[2].loops = {{MIXPREC_CONTRACT_M, 24, 1, 0, 32},
+                    {MIXPREC_CONTRACT_N, 32, 0, 1, 1},
+                    {MIXPREC_CONTRACT_K, 3, 30 * 32, 20 * 32, 0},
+                    {MIXPREC_CONTRACT_K, 20, 32, 32, 0}};
+  cases[3] = cases[0];
+  cases[3].type = MIXPREC_BF16;
+  cases[4] = cases[3];
+  cases[4].bf16DotProducts = false;
+  std::mt19937 engine(11);
+  std::normal_distribution<float> normal;
+  for (Contraction &c : cases) {
+    c.fill(9, 0.0f);
+    for (float &x : c.lhs)
+      x = normal(engine);
+    for (float &x : c.rhs)
+      x = normal(engine);
+    if (c.type == MIXPREC_BF16) {
+      for (size_t i = 0; i < c.lhs.size(); ++i)
+        c.lhs16[i] = roundedBf16(c.lhs[i]);
+      for (size_t i = 0; i < c.rhs.size(); ++i)
+        c.rhs16[i] = roundedBf16(c.rhs[i]);
+    }
+    for (int threads : {1, 3}) {
+      ASSERT_EQ(mixprec_set_num_threads(threads), MIXPREC_OK);
+      c.bf16Result = false;
+      c.run();
+      c.bf16Result = true;
+      c.run();
+      for (size_t i = 0; i < c.result.size(); ++i)
+        ASSERT_EQ(c.result16[i], roundedBf16(c.result[i]))
+            << "element " << i << " of " << c.result[i] << " at " << threads
+            << " threads";
+    }
+  }
+}
+
 TEST_F(CpuContraction, DotProductAndOuterProduct) {
   Contraction dot;
   dot.loops = {{MIXPREC_CONTRACT_K, 333, 1, 1, 0}};
@@ -267,6 +331,17 @@ TEST(CpuContract, RejectsADescriptionNoCompilerWrites) {
   int64_t f16[MIXPREC_CONTRACT_HEADER_WORDS] = {0, MIXPREC_F16, MIXPREC_F16};
   EXPECT_FALSE(mixprec::cpu::contract(f16, error, sizeof(error)));
   EXPECT_NE(std::strstr(error, "element types 1 and 1"), nullptr) << error;
+  int64_t f16Result[MIXPREC_CONTRACT_HEADER_WORDS] = {0, MIXPREC_F32,
+                                                      MIXPREC_F32};
+  f16Result[MIXPREC_CONTRACT_RESULT_TYPE] = MIXPREC_F16;
+  EXPECT_FALSE(mixprec::cpu::contract(f16Result, error, sizeof(error)));
+  EXPECT_NE(std::strstr(error, "result of element type 1"), nullptr) << error;
+  int64_t addedTo[MIXPREC_CONTRACT_HEADER_WORDS] = {0, MIXPREC_F32, MIXPREC_F32,
+                                                    1};
+  addedTo[MIXPREC_CONTRACT_RESULT_TYPE] = MIXPREC_BF16;
+  EXPECT_FALSE(mixprec::cpu::contract(addedTo, error, sizeof(error)));
+  EXPECT_NE(std::strstr(error, "bf16 contraction result added to"), nullptr)
+      << error;
 }
 
 } // namespace

@@ -289,13 +289,21 @@ struct Work {
   Loops outer, kSteps;
   const char *lhs, *rhs;
   float *result;
+  // A bf16 result: each task sums its block into a dense f32 copy (the
+  // GEMM's result strides), then rounds it once into `rounded`, whose
+  // strides along m and n these are.
+  uint16_t *rounded;
+  int64_t roundedM, roundedN;
   // [full block, last block][first k step, the rest]
   const Matmul *matmuls[2][2];
 };
 
-// Each thread's f32 copies of a bf16 block (plain data).
+// Each thread's f32 copies of a bf16 block, and its f32 sums of a block of
+// a bf16 result (plain data).
 __thread float *threadLhs = nullptr, *threadRhs = nullptr;
+__thread float *threadSums = nullptr;
 __thread int64_t threadLhsElements = 0, threadRhsElements = 0;
+__thread int64_t threadSumsElements = 0;
 
 bool reserve(float *&buffer, int64_t &elements, int64_t needed) {
   if (elements >= needed)
@@ -341,6 +349,18 @@ void addOffsets(const Loops &loops, int64_t position, int64_t &lhs,
   }
 }
 
+/// `count` f32 values rounded to bf16 as arith.truncf rounds: to nearest
+/// even, NaN as 0x7fc0; without branches, so that the loop vectorizes.
+void roundToBF16(const float *values, int64_t count, uint16_t *rounded) {
+  for (int64_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, values + i, 4);
+    uint32_t nearest = (bits + 0x7fff + ((bits >> 16) & 1)) >> 16;
+    bool nan = (bits & 0x7fffffffu) > 0x7f800000u;
+    rounded[i] = uint16_t(nan ? 0x7fc0u : nearest);
+  }
+}
+
 void runTask(void *context, int64_t task) {
   const Work &work = *static_cast<const Work *>(context);
   const Gemm &gemm = work.gemm;
@@ -348,13 +368,22 @@ void runTask(void *context, int64_t task) {
   int64_t position = task / work.blocks;
   int64_t lhsOffset = block * work.rows * gemm.lhsM;
   int64_t rhsOffset = 0;
-  int64_t resultOffset = block * work.rows * gemm.resultM;
+  int64_t resultOffset =
+      block * work.rows * (work.rounded ? work.roundedM : gemm.resultM);
   addOffsets(work.outer, position, lhsOffset, rhsOffset, resultOffset);
   int64_t height = gemm.m - block * work.rows;
   if (height > work.rows)
     height = work.rows;
   const Matmul *const *shape = work.matmuls[height == work.rows ? 0 : 1];
   float *result = work.result + resultOffset;
+  if (work.rounded) {
+    if (!reserve(threadSums, threadSumsElements, height * gemm.n)) {
+      std::fprintf(stderr, "mixprec: out of memory for a contraction's "
+                           "sums\n");
+      std::abort();
+    }
+    result = threadSums;
+  }
   int64_t bytes = elementBytes(work.type);
   int64_t steps = work.kSteps.product();
   for (int64_t step = 0; step < steps; ++step) {
@@ -378,6 +407,19 @@ void runTask(void *context, int64_t task) {
     }
     if (!matmul || !run(*matmul, lhs, rhs, result))
       referenceGemm(*actual, height, type, add, lhs, rhs, result);
+  }
+  if (!work.rounded)
+    return;
+  uint16_t *rounded = work.rounded + resultOffset;
+  for (int64_t i = 0; i < height; ++i) {
+    const float *row = result + i * gemm.n;
+    uint16_t *out = rounded + i * work.roundedM;
+    if (work.roundedN == 1) {
+      roundToBF16(row, gemm.n, out);
+      continue;
+    }
+    for (int64_t j = 0; j < gemm.n; ++j)
+      roundToBF16(row + j, 1, out + j * work.roundedN);
   }
 }
 
@@ -485,6 +527,22 @@ bool contract(const int64_t *description, char *error, size_t errorSize) {
       uintptr_t(description[MIXPREC_CONTRACT_RHS]));
   work.result = reinterpret_cast<float *>(
       uintptr_t(description[MIXPREC_CONTRACT_RESULT]));
+  work.rounded = nullptr;
+  int64_t resultType = description[MIXPREC_CONTRACT_RESULT_TYPE];
+  if (resultType == MIXPREC_BF16) {
+    if (work.accumulate) {
+      std::snprintf(error, errorSize, "a bf16 contraction result added to");
+      return false;
+    }
+    // The sums go to each task's dense block (m stride n, n stride 1).
+    work.rounded = reinterpret_cast<uint16_t *>(work.result);
+    work.roundedM = gemm.resultM, work.roundedN = gemm.resultN;
+    gemm.resultM = gemm.n, gemm.resultN = 1;
+  } else if (resultType != MIXPREC_F32) {
+    std::snprintf(error, errorSize, "a contraction result of element type %lld",
+                  static_cast<long long>(resultType));
+    return false;
+  }
   int64_t outerCount = work.outer.product();
   if (outerCount == 0 || gemm.m == 0 || gemm.n == 0)
     return true;

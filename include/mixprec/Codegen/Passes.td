@@ -195,14 +195,23 @@ def MixprecContractionsToCalls : Pass<"mixprec-contractions-to-calls",
     `linalg::inferContractionDims` finds them), extent and each operand's
     stride, read from the buffers' strided metadata. The runtime sums into
     the output's values; a `linalg.fill` of zero into the output just
-    before is dropped and the call writes the sums alone. A module pass:
-    it declares the runtime function once for all the module's functions.
+    before is dropped and the call writes the sums alone. Then, when the
+    op right after (but for ops that touch no memory) rounds the f32
+    output to bf16 elementwise, the only reader of the output's buffer
+    (through reshapes), both buffers contiguous, the call writes the bf16
+    buffer itself, with the f32 buffer's strides (result type bf16), in
+    the rounding's place, and the rounding goes: one pass over memory and
+    half the result's bytes less, the same bits (the runtime rounds the f32
+    sums as `arith.truncf` does). Nothing may run in between, as the memory
+    plan may have given the bf16 buffer the bytes of a buffer live there.
+    A module pass: it declares the runtime function once for all the
+    module's functions.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)
                   outs(%c : memref<64x16xf32>)
     ```
-    becomes stores of the 8 + 3 * 5 words into a `memref<23xi64>` and
+    becomes stores of the 9 + 3 * 5 words into a `memref<24xi64>` and
     `func.call @mixprec_cpu_contract(%description)`.
   }];
   let options = [
@@ -470,7 +479,8 @@ def MixprecReduceAcrossLanes
 def MixprecTransposesIntoContractions
     : Pass<"mixprec-transposes-into-contractions", "::mlir::func::FuncOp"> {
   let summary = "Contractions read a transposed copy's source in place, "
-                "through the composed map";
+                "through the composed map; an elementwise op writes its "
+                "transposed copy itself";
   let description = [{
     CPU only, on tensors, before the tiling passes. A contraction (a
     `linalg.generic` or named op whose body is `out + a * b`,
@@ -485,6 +495,13 @@ def MixprecTransposesIntoContractions
     resulting strides, so the transposed copy, a pass over memory that
     computes nothing, is not made. The contraction multiplies and adds the
     same elements in the same order: the same bits.
+
+    A transpose that no contraction takes, of the only result of an
+    elementwise `linalg.generic` used once (attention's heads merged back
+    after rounding to 16 bits), becomes that op writing in the transposed
+    order (`linalg::fuseElementwiseOps` of the transpose as a generic); an
+    expansion between (heads split from one batch dimension) becomes more
+    loops of the elementwise op first.
 
     ```mlir
     %t = linalg.transpose ins(%q : tensor<8x256x6x64xbf16>)

@@ -9,9 +9,11 @@
  * --mixprec-contractions-to-calls: the operands' addresses and element
  * types, then the loops, each with its kind, extent and the stride (in
  * elements) of every operand along it (0 for an operand it does not index).
- * The result is f32; the call computes result (+)= sum over k of lhs * rhs
- * (products exact, sums in f32) and gives the same bits for every thread
- * count (docs/design.md §8).
+ * The call computes result (+)= sum over k of lhs * rhs (products exact,
+ * sums in f32) and gives the same bits for every thread count
+ * (docs/design.md §8). The result is f32, or the f32 sums rounded once to
+ * bf16 (to nearest even; NaN as arith.truncf makes it, 0x7fc0), which it
+ * never accumulates into.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -37,7 +39,8 @@ enum {
    * them (AVX512-BF16, AMX), which add products in pairs; 0: widened to f32
    * and summed in k order, as the f32 GEMMs and the tensor cores sum. */
   MIXPREC_CONTRACT_BF16_DOT = 7,
-  MIXPREC_CONTRACT_HEADER_WORDS = 8
+  MIXPREC_CONTRACT_RESULT_TYPE = 8, /* mixprec_dtype: F32 or BF16 */
+  MIXPREC_CONTRACT_HEADER_WORDS = 9
 };
 
 /* Then MIXPREC_CONTRACT_LOOP_WORDS words per loop, at most

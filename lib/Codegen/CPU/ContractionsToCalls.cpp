@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mixprec {
@@ -85,6 +86,128 @@ linalg::FillOp zeroFillBefore(Operation *op, Value output) {
                                                                   : nullptr;
 }
 
+/// The address of `buffer`'s first element, as an index.
+Value firstElementAddress(OpBuilder &builder, Location loc, Value buffer) {
+  auto metadata =
+      memref::ExtractStridedMetadataOp::create(builder, loc, buffer);
+  Value aligned =
+      memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
+  int64_t bytes =
+      getElementTypeOrSelf(buffer.getType()).getIntOrFloatBitWidth() / 8;
+  Value offsetBytes = arith::MulIOp::create(
+      builder, loc, metadata.getOffset(),
+      arith::ConstantIndexOp::create(builder, loc, bytes));
+  return arith::AddIOp::create(builder, loc, aligned, offsetBytes);
+}
+
+/// Whether `op` is a linalg.generic that rounds an f32 buffer to a bf16 one
+/// of the same shape, element by element in order.
+bool roundsToBF16(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != op.getNumParallelLoops() ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  Block &body = op.getRegion().front();
+  auto truncate = dyn_cast<arith::TruncFOp>(body.front());
+  return truncate && truncate.getIn() == body.getArgument(0) &&
+         truncate.getType().isBF16() && body.getArgument(0).getType().isF32() &&
+         body.getTerminator()->getOperand(0) == truncate.getResult() &&
+         body.getOperations().size() == 2;
+}
+
+/// `buffer` without the reshapes it is made by.
+Value withoutReshapes(Value buffer) {
+  while (Operation *reshape = buffer.getDefiningOp()) {
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(reshape))
+      break;
+    buffer = reshape->getOperand(0);
+  }
+  return buffer;
+}
+
+/// Whether the bytes of `written` may overlap those of `read`: the memory
+/// plan may have given a buffer first written after `read`'s last reader
+/// bytes of `read`. Views of the plan's workspace at constant offsets
+/// overlap where their bytes do; other buffers (arguments, allocations)
+/// only themselves.
+bool mayOverlap(Value written, Value read) {
+  Value writtenRoot = withoutReshapes(written);
+  Value readRoot = withoutReshapes(read);
+  if (writtenRoot == readRoot)
+    return true;
+  auto writtenView = writtenRoot.getDefiningOp<memref::ViewOp>();
+  auto readView = readRoot.getDefiningOp<memref::ViewOp>();
+  if (!writtenView || !readView ||
+      writtenView.getSource() != readView.getSource())
+    return false;
+  APInt writtenShift, readShift;
+  if (!matchPattern(writtenView.getByteShift(), m_ConstantInt(&writtenShift)) ||
+      !matchPattern(readView.getByteShift(), m_ConstantInt(&readShift)))
+    return true;
+  auto bytes = [](Value view) {
+    auto type = cast<MemRefType>(view.getType());
+    return type.getNumElements() *
+           int64_t(type.getElementType().getIntOrFloatBitWidth() / 8);
+  };
+  int64_t writtenBegin = writtenShift.getSExtValue();
+  int64_t readBegin = readShift.getSExtValue();
+  return writtenBegin < readBegin + bytes(readRoot) &&
+         readBegin < writtenBegin + bytes(writtenRoot);
+}
+
+/// The op right after `op` (but for ops that touch no memory: views,
+/// reshapes, constants) that rounds `op`'s f32 result to bf16, when it is
+/// the only reader of the result's buffer (through reshapes of it) and
+/// both buffers are contiguous and row-major: the runtime rounds the sums
+/// itself and writes the bf16 buffer, a pass and half the bytes less.
+/// Nothing in between may run, and the bf16 buffer may not share bytes
+/// with the inputs: the memory plan, which saw the bf16 buffer written
+/// after them, may have put it in the bytes of a buffer read until then.
+linalg::GenericOp roundingReader(linalg::LinalgOp op) {
+  Value result = op.getDpsInitOperand(0)->get();
+  Value root = withoutReshapes(result);
+  // A buffer of the function's own: an argument (a result the caller
+  // reads) must be written.
+  if (!root.getDefiningOp<memref::AllocOp>() &&
+      !root.getDefiningOp<memref::AllocaOp>() &&
+      !root.getDefiningOp<memref::ViewOp>())
+    return nullptr;
+  SmallVector<Value> aliases = {root};
+  linalg::GenericOp reader;
+  for (size_t i = 0; i < aliases.size(); ++i)
+    for (Operation *user : aliases[i].getUsers()) {
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
+        aliases.push_back(user->getResult(0));
+        continue;
+      }
+      if (user == op.getOperation() || isa<memref::DeallocOp>(user))
+        continue;
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (reader || !generic || !roundsToBF16(generic) ||
+          generic.getDpsInputOperand(0)->get() != aliases[i])
+        return nullptr;
+      reader = generic;
+    }
+  if (!reader || reader->getBlock() != op->getBlock())
+    return nullptr;
+  for (Operation *between = op->getNextNode(); between != reader;
+       between = between->getNextNode())
+    if (!between || !isMemoryEffectFree(between))
+      return nullptr;
+  Value rounded = reader.getDpsInitOperand(0)->get();
+  for (Value buffer : {result, rounded})
+    if (!memref::isStaticShapeAndContiguousRowMajor(
+            cast<MemRefType>(buffer.getType())))
+      return nullptr;
+  // The bf16 buffer is written while the inputs are read: the plan, which
+  // saw it written after them, may have put it in their bytes.
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (mayOverlap(rounded, input->get()))
+      return nullptr;
+  return reader;
+}
+
 func::FuncOp contractFunction(ModuleOp module) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(kContractFunction))
     return existing;
@@ -118,7 +241,6 @@ struct ContractionsToCallsPass
 
   void replaceWithCall(linalg::LinalgOp op, ArrayRef<int64_t> kinds,
                        func::FuncOp callee) {
-    OpBuilder builder(op);
     Location loc = op.getLoc();
     Value output = op.getDpsInitOperand(0)->get();
     bool accumulate = true;
@@ -126,6 +248,12 @@ struct ContractionsToCallsPass
       fill.erase();
       accumulate = false;
     }
+    // Without a sum to add to, a rounding to bf16 right after can be the
+    // runtime's: it writes the bf16 buffer in the f32 result's order. The
+    // call goes where the rounding was (the bf16 buffer's view is made
+    // there; nothing in between touches memory).
+    linalg::GenericOp rounding = accumulate ? nullptr : roundingReader(op);
+    OpBuilder builder(rounding ? rounding.getOperation() : op.getOperation());
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     int64_t words = MIXPREC_CONTRACT_HEADER_WORDS +
                     MIXPREC_CONTRACT_LOOP_WORDS * int64_t(ranges.size());
@@ -158,6 +286,8 @@ struct ContractionsToCallsPass
     store(MIXPREC_CONTRACT_RHS_TYPE, constant(typeCode));
     store(MIXPREC_CONTRACT_ACCUMULATE, constant(accumulate ? 1 : 0));
     store(MIXPREC_CONTRACT_BF16_DOT, constant(bf16DotProducts ? 1 : 0));
+    store(MIXPREC_CONTRACT_RESULT_TYPE,
+          constant(rounding ? MIXPREC_BF16 : MIXPREC_F32));
 
     // Strides of each loop in each operand, 0 where it indexes none.
     SmallVector<SmallVector<Value>> strides(
@@ -168,15 +298,13 @@ struct ContractionsToCallsPass
       Value buffer = operand.get();
       auto metadata =
           memref::ExtractStridedMetadataOp::create(builder, loc, buffer);
-      Value aligned =
-          memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
-      int64_t bytes =
-          getElementTypeOrSelf(buffer.getType()).getIntOrFloatBitWidth() / 8;
-      Value offsetBytes = arith::MulIOp::create(
-          builder, loc, metadata.getOffset(),
-          arith::ConstantIndexOp::create(builder, loc, bytes));
-      Value address = arith::AddIOp::create(builder, loc, aligned, offsetBytes);
-      store(MIXPREC_CONTRACT_LHS + position, address);
+      // A rounded result goes to the bf16 buffer, with the f32 one's
+      // strides (both contiguous, the same shape but for reshapes).
+      Value written = rounding && op.isDpsInit(&operand)
+                          ? rounding.getDpsInitOperand(0)->get()
+                          : buffer;
+      store(MIXPREC_CONTRACT_LHS + position,
+            firstElementAddress(builder, loc, written));
       for (auto [result, expr] : llvm::enumerate(maps[position].getResults())) {
         unsigned loop = cast<AffineDimExpr>(expr).getPosition();
         strides[position][loop] = metadata.getStrides()[result];
@@ -201,6 +329,8 @@ struct ContractionsToCallsPass
         addressWord);
     func::CallOp::create(builder, loc, callee, ValueRange{pointer});
     op->erase();
+    if (rounding)
+      rounding->erase();
   }
 };
 

@@ -33,6 +33,14 @@ linalg::TransposeOp transposeBehind(Value value) {
   return value.getDefiningOp<linalg::TransposeOp>();
 }
 
+/// Whether `value` is the only result, used once, of an elementwise
+/// linalg.generic (all loops parallel).
+bool isElementwiseResult(Value value) {
+  auto generic = value.getDefiningOp<linalg::GenericOp>();
+  return generic && generic->getNumResults() == 1 && value.hasOneUse() &&
+         generic.getNumLoops() == generic.getNumParallelLoops();
+}
+
 /// Whether `op` is a contraction on tensors with an input that is a
 /// transpose's result or a collapse of one.
 bool readsTransposes(linalg::LinalgOp op) {
@@ -91,22 +99,53 @@ public:
     }
 
     // A collapse between the transpose and the contraction (heads merged
-    // into one batch dimension) becomes more loops of the contraction.
-    linalg::ControlFusionFn collapsedTranspose = [](OpOperand *operand) {
-      auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
-      return consumer && consumer.isDpsInput(operand) &&
-             mixprec::computesContract(consumer) &&
-             operand->get().getDefiningOp<tensor::CollapseShapeOp>() &&
-             transposeBehind(operand->get());
+    // into one batch dimension) becomes more loops of the contraction; an
+    // expansion between an elementwise op and a transpose of its result
+    // (heads split from one batch dimension) becomes more loops of the
+    // elementwise op.
+    linalg::ControlFusionFn reshapes = [](OpOperand *operand) {
+      if (auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner()))
+        return consumer.isDpsInput(operand) &&
+               mixprec::computesContract(consumer) &&
+               operand->get().getDefiningOp<tensor::CollapseShapeOp>() &&
+               transposeBehind(operand->get());
+      auto expand = dyn_cast<tensor::ExpandShapeOp>(operand->getOwner());
+      return expand && isElementwiseResult(operand->get()) &&
+             expand->hasOneUse() &&
+             isa<linalg::TransposeOp>(*expand->getUsers().begin());
     };
     RewritePatternSet patterns(context);
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
-                                                      collapsedTranspose);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshapes);
     patterns.add<ReadSourceOfTranspose>(context);
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+
+    // A transpose of an elementwise op's only result is that op writing
+    // in the transposed order: one pass instead of two.
+    SmallVector<linalg::TransposeOp> transposes;
+    getOperation().walk([&](linalg::TransposeOp transpose) {
+      if (isElementwiseResult(transpose.getInput()))
+        transposes.push_back(transpose);
+    });
+    for (linalg::TransposeOp transpose : transposes) {
+      rewriter.setInsertionPoint(transpose);
+      FailureOr<linalg::GenericOp> generic =
+          linalg::generalizeNamedOp(rewriter, transpose);
+      if (failed(generic))
+        continue;
+      OpOperand *input = generic->getDpsInputOperand(0);
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, input);
+      if (failed(fused))
+        continue;
+      Operation *producer = input->get().getDefiningOp();
+      for (auto [original, replacement] : fused->replacements)
+        rewriter.replaceAllUsesWith(original, replacement);
+      rewriter.eraseOp(*generic);
+      rewriter.eraseOp(producer);
+    }
   }
 };
 

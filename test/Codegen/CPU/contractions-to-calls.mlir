@@ -2,43 +2,43 @@
 // RUN: mixprec-opt %s -split-input-file --pass-pipeline="builtin.module(mixprec-contractions-to-calls{bf16-dot-products=false},cse)" | FileCheck %s --check-prefix=KORDER
 
 // A matmul on buffers becomes one call: the description holds 3 loops
-// (8 + 3 * 5 words), the operands' addresses (aligned pointer plus offset
+// (9 + 3 * 5 words), the operands' addresses (aligned pointer plus offset
 // times element bytes) and each loop's kind, extent and strides. The zero
 // fill before it goes: the call writes the sums alone (accumulate = 0).
 
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:      %[[A:.+]]: memref<64x32xf32>, %[[B:.+]]: memref<32x16xf32>, %[[C:.+]]: memref<64x16xf32>)
-// CHECK:         %[[DESC:.+]] = memref.alloca() : memref<23xi64>
+// CHECK:         %[[DESC:.+]] = memref.alloca() : memref<24xi64>
 // CHECK-NOT:     linalg.fill
 // CHECK:         %[[LOOPS:.+]] = arith.constant 3 : i64
-// CHECK:         memref.store %[[LOOPS]], %[[DESC]][%{{.+}}] : memref<23xi64>
+// CHECK:         memref.store %[[LOOPS]], %[[DESC]][%{{.+}}] : memref<24xi64>
 // CHECK:         %[[ZERO:.+]] = arith.constant 0 : i64
-// CHECK:         memref.store %[[ZERO]], %[[DESC]][%{{.+}}] : memref<23xi64>
-// CHECK:         memref.store %[[ZERO]], %[[DESC]][%{{.+}}] : memref<23xi64>
-// CHECK:         memref.store %[[ZERO]], %[[DESC]][%[[W3:.+]]] : memref<23xi64>
+// CHECK:         memref.store %[[ZERO]], %[[DESC]][%{{.+}}] : memref<24xi64>
+// CHECK:         memref.store %[[ZERO]], %[[DESC]][%{{.+}}] : memref<24xi64>
+// CHECK:         memref.store %[[ZERO]], %[[DESC]][%[[W3:.+]]] : memref<24xi64>
 // bf16 dot products allowed (word 7, read for bf16 inputs alone).
 // CHECK:         %[[ONE:.+]] = arith.constant 1 : i64
 // CHECK:         %[[SEVEN:.+]] = arith.constant 7 : index
-// CHECK:         memref.store %[[ONE]], %[[DESC]][%[[SEVEN]]] : memref<23xi64>
+// CHECK:         memref.store %[[ONE]], %[[DESC]][%[[SEVEN]]] : memref<24xi64>
 // CHECK:         %{{.+}}, %[[AOFF:.+]], %{{.+}}:2, %[[ASTR:.+]]:2 = memref.extract_strided_metadata %[[A]]
 // CHECK:         %[[APTR:.+]] = memref.extract_aligned_pointer_as_index %[[A]]
 // CHECK:         %[[FOUR:.+]] = arith.constant 4 : index
 // CHECK:         %[[ABYTES:.+]] = arith.muli %[[AOFF]], %[[FOUR]] : index
 // CHECK:         %[[AADDR:.+]] = arith.addi %[[APTR]], %[[ABYTES]] : index
 // CHECK:         %[[AWORD:.+]] = arith.index_cast %[[AADDR]] : index to i64
-// CHECK:         memref.store %[[AWORD]], %[[DESC]][%[[FOUR]]] : memref<23xi64>
+// CHECK:         memref.store %[[AWORD]], %[[DESC]][%[[FOUR]]] : memref<24xi64>
 // CHECK:         memref.extract_strided_metadata %[[B]]
 // CHECK:         %{{.+}}, %{{.+}}, %{{.+}}:2, %[[CSTR:.+]]:2 = memref.extract_strided_metadata %[[C]]
 // The first loop: m (kind 1), extent 64, A's row stride, none in B, C's row
 // stride.
-// CHECK:         memref.store %[[ONE]], %[[DESC]][%{{.+}}] : memref<23xi64>
+// CHECK:         memref.store %[[ONE]], %[[DESC]][%{{.+}}] : memref<24xi64>
 // CHECK:         %[[EXTENT:.+]] = arith.constant 64 : i64
-// CHECK:         memref.store %[[EXTENT]], %[[DESC]][%{{.+}}] : memref<23xi64>
+// CHECK:         memref.store %[[EXTENT]], %[[DESC]][%{{.+}}] : memref<24xi64>
 // CHECK:         %[[AROW:.+]] = arith.index_cast %[[ASTR]]#0 : index to i64
-// CHECK:         memref.store %[[AROW]], %[[DESC]][%{{.+}}] : memref<23xi64>
-// CHECK:         memref.store %[[ZERO]], %[[DESC]][%{{.+}}] : memref<23xi64>
+// CHECK:         memref.store %[[AROW]], %[[DESC]][%{{.+}}] : memref<24xi64>
+// CHECK:         memref.store %[[ZERO]], %[[DESC]][%{{.+}}] : memref<24xi64>
 // CHECK:         %[[CROW:.+]] = arith.index_cast %[[CSTR]]#0 : index to i64
-// CHECK:         memref.store %[[CROW]], %[[DESC]][%{{.+}}] : memref<23xi64>
+// CHECK:         memref.store %[[CROW]], %[[DESC]][%{{.+}}] : memref<24xi64>
 // CHECK:         %[[WHERE:.+]] = memref.extract_aligned_pointer_as_index %[[DESC]]
 // CHECK:         %[[WORD:.+]] = arith.index_cast %[[WHERE]] : index to i64
 // CHECK:         %[[POINTER:.+]] = llvm.inttoptr %[[WORD]] : i64 to !llvm.ptr
@@ -59,33 +59,33 @@ func.func @matmul(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16
 // batch 0, m 1, n 2, k 3.
 
 // CHECK-LABEL: func.func @bf16_batch(
-// CHECK:         %[[DESC:.+]] = memref.alloca() : memref<28xi64>
+// CHECK:         %[[DESC:.+]] = memref.alloca() : memref<29xi64>
 // CHECK:         %[[LOOPS:.+]] = arith.constant 4 : i64
-// CHECK:         memref.store %[[LOOPS]], %[[DESC]][%{{.+}}] : memref<28xi64>
+// CHECK:         memref.store %[[LOOPS]], %[[DESC]][%{{.+}}] : memref<29xi64>
 // CHECK:         %[[BF16:.+]] = arith.constant 2 : i64
-// CHECK:         memref.store %[[BF16]], %[[DESC]][%{{.+}}] : memref<28xi64>
-// CHECK:         memref.store %[[BF16]], %[[DESC]][%{{.+}}] : memref<28xi64>
+// CHECK:         memref.store %[[BF16]], %[[DESC]][%{{.+}}] : memref<29xi64>
+// CHECK:         memref.store %[[BF16]], %[[DESC]][%{{.+}}] : memref<29xi64>
 // CHECK:         %[[ADD:.+]] = arith.constant 1 : i64
-// CHECK:         memref.store %[[ADD]], %[[DESC]][%{{.+}}] : memref<28xi64>
-// CHECK:         memref.store %[[ADD]], %[[DESC]][%{{.+}}] : memref<28xi64>
+// CHECK:         memref.store %[[ADD]], %[[DESC]][%{{.+}}] : memref<29xi64>
+// CHECK:         memref.store %[[ADD]], %[[DESC]][%{{.+}}] : memref<29xi64>
 // The loops' kinds: batch, m, n, k.
 // CHECK:         %[[BATCH:.+]] = arith.constant 0 : i64
-// CHECK:         memref.store %[[BATCH]], %[[DESC]][%{{.+}}] : memref<28xi64>
-// CHECK:         memref.store %[[ADD]], %[[DESC]][%{{.+}}] : memref<28xi64>
-// CHECK:         memref.store %[[BF16]], %[[DESC]][%{{.+}}] : memref<28xi64>
+// CHECK:         memref.store %[[BATCH]], %[[DESC]][%{{.+}}] : memref<29xi64>
+// CHECK:         memref.store %[[ADD]], %[[DESC]][%{{.+}}] : memref<29xi64>
+// CHECK:         memref.store %[[BF16]], %[[DESC]][%{{.+}}] : memref<29xi64>
 // CHECK:         %[[K:.+]] = arith.constant 3 : i64
-// CHECK:         memref.store %[[K]], %[[DESC]][%{{.+}}] : memref<28xi64>
+// CHECK:         memref.store %[[K]], %[[DESC]][%{{.+}}] : memref<29xi64>
 // CHECK:         call @mixprec_cpu_contract
 
 // Without bf16 dot products, word 7 is 0: widened, summed in k order.
 // KORDER-LABEL: func.func @bf16_batch(
-// KORDER:         %[[DESC:.+]] = memref.alloca() : memref<28xi64>
+// KORDER:         %[[DESC:.+]] = memref.alloca() : memref<29xi64>
 // KORDER:         %[[ADD:.+]] = arith.constant 1 : i64
 // KORDER:         %[[THREE:.+]] = arith.constant 3 : index
-// KORDER:         memref.store %[[ADD]], %[[DESC]][%[[THREE]]] : memref<28xi64>
+// KORDER:         memref.store %[[ADD]], %[[DESC]][%[[THREE]]] : memref<29xi64>
 // KORDER:         %[[OFF:.+]] = arith.constant 0 : i64
 // KORDER:         %[[SEVEN:.+]] = arith.constant 7 : index
-// KORDER:         memref.store %[[OFF]], %[[DESC]][%[[SEVEN]]] : memref<28xi64>
+// KORDER:         memref.store %[[OFF]], %[[DESC]][%[[SEVEN]]] : memref<29xi64>
 func.func @bf16_batch(%a: memref<2x8x4xbf16>, %b: memref<2x4x16xbf16>, %c: memref<2x8x16xf32>) {
   linalg.batch_matmul ins(%a, %b : memref<2x8x4xbf16>, memref<2x4x16xbf16>) outs(%c : memref<2x8x16xf32>)
   return
@@ -130,5 +130,129 @@ func.func @first(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %c: memref<8x16xf32>
 }
 func.func @second(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %c: memref<8x16xf32>) {
   linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x16xf32>) outs(%c : memref<8x16xf32>)
+  return
+}
+
+// -----
+
+// A zero-filled product rounded to bf16 right after, by the only reader of
+// its f32 buffer (a view of the workspace, read through a reshape): the
+// call writes the bf16 buffer (result type 2, word 8) with the f32
+// buffer's strides, where the rounding was, and the rounding goes. Rounded
+// after another op ran in between, read by something else as well, or an
+// argument (a result the caller reads), the f32 result stays.
+
+// CHECK-LABEL: func.func @rounded(
+// CHECK-SAME:      %[[A:[^:]+]]: memref<64x32xbf16>, %[[B:[^:]+]]: memref<32x16xbf16>, %[[W:[^:]+]]: memref<4096xi8>, %[[R:[^:]+]]: memref<1024xbf16>)
+// CHECK-NOT:     linalg.fill
+// CHECK:         %[[C:.+]] = memref.view %[[W]]
+// CHECK:         %[[BF16:.+]] = arith.constant 2 : i64
+// CHECK:         %[[EIGHT:.+]] = arith.constant 8 : index
+// CHECK:         memref.store %[[BF16]], %[[DESC:.+]][%[[EIGHT]]] : memref<24xi64>
+// CHECK:         %{{.+}}, %{{.+}}, %{{.+}}:2, %[[CSTR:.+]]:2 = memref.extract_strided_metadata %[[C]]
+// CHECK:         %{{.+}}, %[[ROFF:.+]], %{{.+}}, %{{.+}} = memref.extract_strided_metadata %[[R]]
+// CHECK:         %[[RPTR:.+]] = memref.extract_aligned_pointer_as_index %[[R]]
+// CHECK:         %[[RBYTES:.+]] = arith.muli %[[ROFF]], %c2 : index
+// CHECK:         %[[RADDR:.+]] = arith.addi %[[RPTR]], %[[RBYTES]] : index
+// CHECK:         %[[RWORD:.+]] = arith.index_cast %[[RADDR]] : index to i64
+// CHECK:         %[[SIX:.+]] = arith.constant 6 : index
+// CHECK:         memref.store %[[RWORD]], %[[DESC]][%[[SIX]]] : memref<24xi64>
+// CHECK:         %[[CROW:.+]] = arith.index_cast %[[CSTR]]#0 : index to i64
+// CHECK:         memref.store %[[CROW]], %[[DESC]][%{{.+}}] : memref<24xi64>
+// CHECK:         call @mixprec_cpu_contract
+// CHECK-NOT:     arith.truncf
+// CHECK-LABEL: func.func @not_rounded(
+// CHECK:         call @mixprec_cpu_contract
+// CHECK:         linalg.fill
+// CHECK:         arith.truncf
+// CHECK:         call @mixprec_cpu_contract
+// CHECK:         arith.truncf
+// CHECK:         linalg.copy
+// CHECK:         call @mixprec_cpu_contract
+// CHECK:         arith.truncf
+func.func @rounded(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %w: memref<4096xi8>, %r: memref<1024xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c = memref.view %w[%c0][] : memref<4096xi8> to memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%c : memref<64x16xf32>)
+  %flat = memref.collapse_shape %c [[0, 1]] : memref<64x16xf32> into memref<1024xf32>
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%flat : memref<1024xf32>) outs(%r : memref<1024xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return
+}
+func.func @not_rounded(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %w: memref<8192xi8>, %r: memref<64x16xbf16>, %s: memref<64x16xf32>, %e: memref<64x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %c = memref.view %w[%c0][] : memref<8192xi8> to memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%c : memref<64x16xf32>)
+  linalg.fill ins(%zero : f32) outs(%s : memref<64x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<64x16xf32>) outs(%r : memref<64x16xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  %d = memref.view %w[%c4096][] : memref<8192xi8> to memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%d : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%d : memref<64x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%d : memref<64x16xf32>) outs(%r : memref<64x16xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  linalg.copy ins(%d : memref<64x16xf32>) outs(%s : memref<64x16xf32>)
+  linalg.fill ins(%zero : f32) outs(%e : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%e : memref<64x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%e : memref<64x16xf32>) outs(%r : memref<64x16xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// The memory plan saw the bf16 buffer first written after the product's
+// inputs were last read, so it may have given it their bytes: when its
+// view of the workspace overlaps an input's, the f32 result stays; in
+// bytes of their own, the call writes the bf16 buffer.
+
+// CHECK-LABEL: func.func @planned(
+// CHECK:         call @mixprec_cpu_contract
+// CHECK:         arith.truncf
+// CHECK:         call @mixprec_cpu_contract
+// CHECK-NOT:     arith.truncf
+func.func @planned(%workspace: memref<16384xi8>) {
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %c6144 = arith.constant 6144 : index
+  %c10240 = arith.constant 10240 : index
+  %zero = arith.constant 0.0 : f32
+  %a = memref.view %workspace[%c0][] : memref<16384xi8> to memref<32x32xbf16>
+  %b = memref.view %workspace[%c4096][] : memref<16384xi8> to memref<32x32xbf16>
+  %c = memref.view %workspace[%c6144][] : memref<16384xi8> to memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%a, %b : memref<32x32xbf16>, memref<32x32xbf16>) outs(%c : memref<32x32xf32>)
+  %over = memref.view %workspace[%c0][] : memref<16384xi8> to memref<32x32xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<32x32xf32>) outs(%over : memref<32x32xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  %d = memref.view %workspace[%c6144][] : memref<16384xi8> to memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%d : memref<32x32xf32>)
+  linalg.matmul ins(%over, %b : memref<32x32xbf16>, memref<32x32xbf16>) outs(%d : memref<32x32xf32>)
+  %apart = memref.view %workspace[%c10240][] : memref<16384xi8> to memref<32x32xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%d : memref<32x32xf32>) outs(%apart : memref<32x32xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
   return
 }

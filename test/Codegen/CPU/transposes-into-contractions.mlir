@@ -61,3 +61,34 @@ func.func @weights(%x: tensor<8x4xf32>, %wt: tensor<16x4xf32>, %out: tensor<8x16
   } -> tensor<4x16xf32>
   return %y, %p, %d : tensor<8x16xf32>, tensor<8x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// A transpose of an elementwise result (heads merged back after the
+// attention's values, rounded to bf16) is that op writing in the
+// transposed order; the expansion of the batch dimension between becomes
+// loops of the elementwise op.
+// CHECK-DAG:   #[[READ:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+// CHECK-DAG:   #[[WRITE:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @heads_merged(
+// CHECK-SAME:    [[S:%[^:]+]]: tensor<4x16x8xf32>)
+// CHECK-NOT:     linalg.transpose
+// CHECK:         [[HEADS:%.+]] = tensor.expand_shape [[S]] {{\[}}[0, 1], [2], [3]] output_shape [2, 2, 16, 8] : tensor<4x16x8xf32> into tensor<2x2x16x8xf32>
+// CHECK:         [[ROUNDED:%.+]] = linalg.generic {indexing_maps = [#[[READ]], #[[WRITE]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins([[HEADS]] : tensor<2x2x16x8xf32>) outs({{%.+}} : tensor<2x16x2x8xbf16>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.truncf
+// CHECK:         tensor.collapse_shape [[ROUNDED]] {{\[}}[0, 1], [2, 3]] : tensor<2x16x2x8xbf16> into tensor<32x16xbf16>
+// CHECK-NOT:     linalg.transpose
+func.func @heads_merged(%s: tensor<4x16x8xf32>) -> tensor<32x16xbf16> {
+  %e = tensor.empty() : tensor<4x16x8xbf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, m, n) -> (b, m, n)>, affine_map<(b, m, n) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<4x16x8xf32>) outs(%e : tensor<4x16x8xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x16x8xbf16>
+  %x = tensor.expand_shape %r [[0, 1], [2], [3]] output_shape [2, 2, 16, 8] : tensor<4x16x8xbf16> into tensor<2x2x16x8xbf16>
+  %e2 = tensor.empty() : tensor<2x16x2x8xbf16>
+  %t = linalg.transpose ins(%x : tensor<2x2x16x8xbf16>) outs(%e2 : tensor<2x16x2x8xbf16>) permutation = [0, 2, 1, 3]
+  %c = tensor.collapse_shape %t [[0, 1], [2, 3]] : tensor<2x16x2x8xbf16> into tensor<32x16xbf16>
+  return %c : tensor<32x16xbf16>
+}
