@@ -4,6 +4,8 @@
 // transposed copy (attention's heads split from the projections' rows)
 // reads the copy's source instead, through the composed indexing map. The
 // runtime's GEMMs take any strides, so the copy, a pass over memory, goes.
+// A transposed copy of an elementwise op's result (the heads merged back)
+// is that op writing in the transposed order.
 //
 //===----------------------------------------------------------------------===//
 
