@@ -86,16 +86,16 @@ linalg::FillOp zeroFillBefore(Operation *op, Value output) {
                                                                   : nullptr;
 }
 
-/// The address of `buffer`'s first element, as an index.
-Value firstElementAddress(OpBuilder &builder, Location loc, Value buffer) {
-  auto metadata =
-      memref::ExtractStridedMetadataOp::create(builder, loc, buffer);
+/// The address of `buffer`'s first element, as an index, from its
+/// metadata's `offset` (in elements).
+Value firstElementAddress(OpBuilder &builder, Location loc, Value buffer,
+                          Value offset) {
   Value aligned =
       memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
   int64_t bytes =
       getElementTypeOrSelf(buffer.getType()).getIntOrFloatBitWidth() / 8;
   Value offsetBytes = arith::MulIOp::create(
-      builder, loc, metadata.getOffset(),
+      builder, loc, offset,
       arith::ConstantIndexOp::create(builder, loc, bytes));
   return arith::AddIOp::create(builder, loc, aligned, offsetBytes);
 }
@@ -300,11 +300,15 @@ struct ContractionsToCallsPass
           memref::ExtractStridedMetadataOp::create(builder, loc, buffer);
       // A rounded result goes to the bf16 buffer, with the f32 one's
       // strides (both contiguous, the same shape but for reshapes).
-      Value written = rounding && op.isDpsInit(&operand)
-                          ? rounding.getDpsInitOperand(0)->get()
-                          : buffer;
+      Value written = buffer;
+      Value offset = metadata.getOffset();
+      if (rounding && op.isDpsInit(&operand)) {
+        written = rounding.getDpsInitOperand(0)->get();
+        offset = memref::ExtractStridedMetadataOp::create(builder, loc, written)
+                     .getOffset();
+      }
       store(MIXPREC_CONTRACT_LHS + position,
-            firstElementAddress(builder, loc, written));
+            firstElementAddress(builder, loc, written, offset));
       for (auto [result, expr] : llvm::enumerate(maps[position].getResults())) {
         unsigned loop = cast<AffineDimExpr>(expr).getPosition();
         strides[position][loop] = metadata.getStrides()[result];

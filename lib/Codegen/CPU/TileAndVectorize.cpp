@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mixprec/Codegen/CleanupPatterns.h"
 #include "mixprec/Codegen/ContractionBody.h"
 #include "mixprec/Codegen/Passes.h"
 
@@ -256,18 +257,6 @@ linalg::ContractOp rewriteAsContract(RewriterBase &rewriter,
   return contract;
 }
 
-/// The canonicalization patterns of every loaded dialect and op, plus the
-/// affine.min/max simplifications inside scf.for that make peeled tiles
-/// static.
-void populateCleanupPatterns(MLIRContext *context,
-                             RewritePatternSet &patterns) {
-  for (Dialect *dialect : context->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(patterns);
-  for (RegisteredOperationName op : context->getRegisteredOperations())
-    op.getCanonicalizationPatterns(patterns, context);
-  scf::populateSCFForLoopCanonicalizationPatterns(patterns);
-}
-
 struct TileAndVectorizePass
     : public mixprec::impl::MixprecTileAndVectorizeBase<TileAndVectorizePass> {
   using MixprecTileAndVectorizeBase::MixprecTileAndVectorizeBase;
@@ -303,7 +292,7 @@ struct TileAndVectorizePass
     // whatever is not static is masked.)
     {
       RewritePatternSet patterns(context);
-      populateCleanupPatterns(context, patterns);
+      mixprec::populateCleanupPatterns(context, patterns);
       (void)applyPatternsGreedily(function, std::move(patterns));
     }
 
@@ -349,7 +338,7 @@ struct TileAndVectorizePass
       // an operand: bufferization and deallocation do not look into
       // vector.mask regions.
       vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
-      populateCleanupPatterns(context, patterns);
+      mixprec::populateCleanupPatterns(context, patterns);
       (void)applyPatternsGreedily(function, std::move(patterns));
     }
     // Only the tile loops: those around the vector code of this pass.
@@ -371,7 +360,7 @@ struct TileAndVectorizePass
     }
     {
       RewritePatternSet patterns(context);
-      populateCleanupPatterns(context, patterns);
+      mixprec::populateCleanupPatterns(context, patterns);
       (void)applyPatternsGreedily(function, std::move(patterns));
     }
   }

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mixprec/Codegen/CleanupPatterns.h"
 #include "mixprec/Codegen/ContractionBody.h"
 #include "mixprec/Codegen/Passes.h"
 
@@ -238,11 +239,7 @@ struct RowOfTransposedBroadcast : OpRewritePattern<vector::ExtractOp> {
 };
 
 void applyCleanup(Operation *root, RewritePatternSet &&patterns) {
-  MLIRContext *context = root->getContext();
-  for (Dialect *dialect : context->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(patterns);
-  for (RegisteredOperationName op : context->getRegisteredOperations())
-    op.getCanonicalizationPatterns(patterns, context);
+  mixprec::populateCleanupPatterns(root->getContext(), patterns);
   (void)applyPatternsGreedily(root, std::move(patterns));
 }
 
