@@ -56,11 +56,13 @@ bool writeReport(const Counters &counters, const char *path) {
                ",\n  \"host_to_device_bytes\": %llu,\n"
                "  \"device_to_host_bytes\": %llu,\n"
                "  \"peak_device_bytes\": %llu,\n"
-               "  \"device_allocations\": %llu\n}\n",
+               "  \"device_allocations\": %llu,\n"
+               "  \"kernels_executed\": %s\n}\n",
                (unsigned long long)counters.hostToDeviceBytes,
                (unsigned long long)counters.deviceToHostBytes,
                (unsigned long long)counters.peakDeviceBytes,
-               (unsigned long long)counters.deviceAllocations);
+               (unsigned long long)counters.deviceAllocations,
+               counters.kernelsExecuted ? "true" : "false");
   bool written = std::fflush(file) == 0;
   written &= std::fclose(file) == 0;
   return written && std::rename(temporary.c_str(), path) == 0;

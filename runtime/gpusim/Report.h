@@ -16,6 +16,7 @@ struct Counters {
   uint64_t hostToDeviceBytes = 0, deviceToHostBytes = 0;
   uint64_t peakDeviceBytes = 0;
   uint64_t deviceAllocations = 0; // cuMemAlloc(Async) calls that succeeded
+  bool kernelsExecuted = true;    // false under MIXPREC_GPUSIM_SKIP_KERNELS
 };
 
 /// Writes `counters` as JSON to `path`: per kernel and for the process.

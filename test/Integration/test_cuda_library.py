@@ -174,6 +174,39 @@ def test_a_steady_step_allocates_no_device_memory(cuda_library, tmp_path):
     assert down == 4 + 24 + 1
 
 
+def test_skipped_kernels_allocate_as_executed_ones(cuda_library, tmp_path):
+    """MIXPREC_GPUSIM_SKIP_KERNELS (how bench_memory.py measures steps too
+    long to simulate) checks and counts launches without running them; the
+    device memory and the uploads are those of a step that runs them (what
+    the host reads back depends on the values: a skipped step's flags)."""
+    x, y = batch()
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    counters = {}
+    for skip in ("0", "1"):
+        report = tmp_path / ("gpusim%s.json" % skip)
+        environment = dict(os.environ, MIXPREC_GPUSIM_REPORT=str(report),
+                           MIXPREC_GPUSIM_SKIP_KERNELS=skip,
+                           MIXPREC_LIBCUDA=os.path.join(
+                               BUILD, "lib", "libmixprec_gpusim.so"))
+        trained = subprocess.run(
+            [mixprec.tool_path("mixprec-run"), "train", str(cuda_library),
+             "--data", str(tmp_path / "x.npy"), "--data",
+             str(tmp_path / "y.npy"), "--steps", "3", "--log-every", "0"],
+            capture_output=True, text=True, env=environment)
+        assert trained.returncode == 0, trained.stderr
+        counters[skip] = json.loads(report.read_text())
+    executed, skipped = counters["0"], counters["1"]
+    assert executed["kernels_executed"] is True
+    assert skipped["kernels_executed"] is False
+    for key in ("peak_device_bytes", "device_allocations",
+                "host_to_device_bytes"):
+        assert skipped[key] == executed[key], key
+    assert skipped["total"]["launches"] == executed["total"]["launches"] > 0
+    assert executed["total"]["warp_instructions"] > 0
+    assert skipped["total"]["warp_instructions"] == 0
+
+
 # A kernel that fails on the GPU simulator: with a budget of 50 warp
 # instructions per launch, the step's first long kernel times out.
 GPUSIM = os.path.join(BUILD, "lib", "libmixprec_gpusim.so")

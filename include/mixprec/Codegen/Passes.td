@@ -860,6 +860,11 @@ def MixprecGpuMergeKernels
     Allocations, views and constants move down to just before their first
     user: buffers live no longer than before.
 
+    A merged kernel takes what its kernels take: a merge stops before its
+    parameters would pass `max-parameter-bytes` (ptxas refuses more than
+    4,352 bytes before PTX ISA 8.1), counting 8 bytes for each value the
+    kernels use from the host function.
+
     Kernels that synchronize their threads (barriers, shuffles) or whose
     grids are not one-dimensional keep launches of their own.
   }];
@@ -867,6 +872,10 @@ def MixprecGpuMergeKernels
     Option<"maxThreadCost", "max-thread-cost", "int64_t",
            /*default=*/"1024",
            "Most ops one thread of a block runs for kernels in a row">,
+    Option<"maxParameterBytes", "max-parameter-bytes", "int64_t",
+           /*default=*/"4352",
+           "Most bytes of parameters a merged kernel may take (PTX before "
+           "ISA 8.1 allows 4,352), counting 8 for each value it uses">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -20,7 +20,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/BitVector.h"
 
@@ -142,10 +144,25 @@ struct Merge {
   SmallVector<unsigned> chain;
 };
 
+/// What `launch`'s kernel will take as parameters, at most: the values it
+/// uses from above but index and vector constants (outlining moves those
+/// into the kernel, and views onto the buffer they view).
+SetVector<Value> parametersOf(Operation *launch) {
+  SetVector<Value> used, parameters;
+  getUsedValuesDefinedAbove(launch->getRegions(), used);
+  for (Value value : used)
+    if (!(matchPattern(value, m_Constant()) &&
+          isa<IndexType, VectorType>(value.getType())))
+      parameters.insert(value);
+  return parameters;
+}
+
 class KernelScheduler {
 public:
-  KernelScheduler(func::FuncOp function, int64_t maxThreadCost)
-      : function(function), maxThreadCost(maxThreadCost) {}
+  KernelScheduler(func::FuncOp function, int64_t maxThreadCost,
+                  int64_t maxParameterBytes)
+      : function(function), maxThreadCost(maxThreadCost),
+        maxParameterBytes(maxParameterBytes) {}
   void run();
 
 private:
@@ -155,15 +172,19 @@ private:
   /// Whether every launch `index` depends on is scheduled or in `within`.
   bool dependenciesIn(unsigned index, ArrayRef<unsigned> within) const;
   Merge gather();
+  /// Adds launch `index`'s parameters to `merged` unless they would pass
+  /// the bound.
+  bool addParameters(unsigned index, DenseSet<Value> &merged) const;
   gpu::LaunchOp build(const Merge &merge);
 
   func::FuncOp function;
-  int64_t maxThreadCost;
+  int64_t maxThreadCost, maxParameterBytes;
   DenseSet<Operation *> emitted;
   // The launches of the part being scheduled.
   SmallVector<Operation *> launches;
   SmallVector<std::optional<int64_t>> blocks;
   SmallVector<int64_t> costs;
+  SmallVector<SetVector<Value>> parameters;
   SmallVector<SmallVector<unsigned>> dependencies;
   llvm::BitVector scheduled;
 };
@@ -194,6 +215,17 @@ bool KernelScheduler::dependenciesIn(unsigned index,
   });
 }
 
+bool KernelScheduler::addParameters(unsigned index,
+                                    DenseSet<Value> &merged) const {
+  // Each is a bare pointer or a scalar: at most 8 bytes.
+  size_t added = llvm::count_if(
+      parameters[index], [&](Value value) { return !merged.contains(value); });
+  if (int64_t(8 * (merged.size() + added)) > maxParameterBytes)
+    return false;
+  merged.insert(parameters[index].begin(), parameters[index].end());
+  return true;
+}
+
 Merge KernelScheduler::gather() {
   SmallVector<unsigned> ready;
   for (unsigned i = 0; i < launches.size(); ++i)
@@ -203,8 +235,10 @@ Merge KernelScheduler::gather() {
   // nothing else, as long as its threads do not run too long.
   Merge chained;
   int64_t cost = 0;
+  DenseSet<Value> chainParameters;
   auto follow = [&](unsigned i) {
-    if (blocks[i] != 1 || cost + costs[i] > maxThreadCost)
+    if (blocks[i] != 1 || cost + costs[i] > maxThreadCost ||
+        !addParameters(i, chainParameters))
       return false;
     chained.chain.push_back(i);
     cost += costs[i];
@@ -225,7 +259,10 @@ Merge KernelScheduler::gather() {
   if (chained.chain.size() > readyInChain)
     return chained;
   Merge merge;
-  merge.sideBySide = ready;
+  DenseSet<Value> sideBySideParameters;
+  for (unsigned i : ready)
+    if (addParameters(i, sideBySideParameters) || merge.sideBySide.empty())
+      merge.sideBySide.push_back(i);
   return merge;
 }
 
@@ -365,6 +402,7 @@ void KernelScheduler::schedule(ArrayRef<Operation *> ops,
   SmallVector<Accesses> accesses(count);
   blocks.assign(count, std::nullopt);
   costs.assign(count, 0);
+  parameters.assign(count, {});
   dependencies.assign(count, {});
   scheduled = llvm::BitVector(count);
   for (unsigned i = 0; i < count; ++i) {
@@ -372,6 +410,7 @@ void KernelScheduler::schedule(ArrayRef<Operation *> ops,
     if (auto launch = dyn_cast<gpu::LaunchOp>(launches[i]))
       blocks[i] = mergeableBlocks(launch);
     costs[i] = mixprec::serialCost(launches[i]);
+    parameters[i] = parametersOf(launches[i]);
     for (unsigned j = 0; j < i; ++j)
       if (accesses[j].conflictsWith(accesses[i]))
         dependencies[i].push_back(j);
@@ -463,7 +502,7 @@ struct MixprecGpuMergeKernelsPass
       function.emitError("max-thread-cost must be positive");
       return signalPassFailure();
     }
-    KernelScheduler(function, maxThreadCost).run();
+    KernelScheduler(function, maxThreadCost, maxParameterBytes).run();
   }
 };
 

@@ -1,5 +1,7 @@
 // RUN: mixprec-opt %s --mixprec-gpu-merge-kernels -split-input-file -verify-diagnostics | FileCheck %s
 // RUN: mixprec-opt %s --mixprec-gpu-merge-kernels=max-thread-cost=8 -split-input-file | FileCheck %s --check-prefix=SHORT
+// RUN: mixprec-opt %s --mixprec-gpu-merge-kernels=max-parameter-bytes=16 -split-input-file | FileCheck %s --check-prefix=FEW
+// RUN: mixprec-opt %s --mixprec-gpu-merge-kernels=max-parameter-bytes=24 -split-input-file | FileCheck %s --check-prefix=SHARED
 // RUN: not mixprec-opt %s --mixprec-gpu-merge-kernels=max-thread-cost=0 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: error: max-thread-cost must be positive
@@ -24,6 +26,16 @@
 // CHECK: memref.store %{{.*}}, %[[B]]
 // CHECK-NOT: gpu.launch
 // CHECK: return
+// Each kernel takes its buffer and %one: 16 bytes of parameters each, 24
+// merged (%one once). Under 16 bytes they keep launches of their own.
+// FEW-LABEL: func.func @side_by_side
+// FEW: gpu.launch {{.*}} function(@first)
+// FEW: gpu.terminator
+// FEW: gpu.launch {{.*}} function(@second)
+// SHARED-LABEL: func.func @side_by_side
+// SHARED: gpu.launch {{.*}} function(@first)
+// SHARED-NOT: gpu.launch
+// SHARED: return
 func.func @side_by_side(%a: memref<512xf32>, %b: memref<768xf32>) {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
