@@ -105,11 +105,50 @@ void Executor::run() {
   // keeps subnormals and rounds to nearest unless an instruction says.
   unsigned savedCsr = _mm_getcsr();
   _mm_setcsr(0x1f80);
+  evaluatePrologue();
   for (ctaid[2] = 0; ctaid[2] < config.grid[2] && !fault.code; ++ctaid[2])
     for (ctaid[1] = 0; ctaid[1] < config.grid[1] && !fault.code; ++ctaid[1])
       for (ctaid[0] = 0; ctaid[0] < config.grid[0] && !fault.code; ++ctaid[0])
         runBlock();
   _mm_setcsr(savedCsr);
+}
+
+/// LLVM hoists every parameter's load (and its cvta.to.global) to a
+/// kernel's entry: hundreds of instructions in a merged kernel, whose
+/// values are the same in every thread. They are evaluated once per launch
+/// here; each warp starts past them with their registers set, and counts
+/// them as executed. The first one that does not qualify (or would fault)
+/// ends the prologue, and the warps execute it themselves.
+void Executor::evaluatePrologue() {
+  prologueLength = 0;
+  prologueValues.clear();
+  std::vector<int8_t> known(kernel.numRegs, 0);
+  std::vector<uint64_t> values(kernel.numRegs, 0);
+  for (const Instruction &in : kernel.code) {
+    const Operand &to = in.operands[0], &from = in.operands[1];
+    if (in.guard != kNoReg || in.numOperands != 2 || to.kind != Operand::Reg)
+      return;
+    uint64_t value = 0;
+    if (in.op == Op::Ld && in.space == Space::Param && in.vectorWidth == 1 &&
+        from.kind == Operand::Address && from.reg == kNoReg &&
+        !from.frameRelative) {
+      unsigned bytes = typeBytes(in.type);
+      if (!fits(from.imm, bytes, config.parameters.size()) || from.imm % bytes)
+        return;
+      copyBytes(&value, &config.parameters[from.imm], bytes);
+      if (isSigned(in.type))
+        value = uint64_t(signExtend(value, bytes));
+    } else if (in.op == Op::CvtaTo && in.space == Space::Global &&
+               from.kind == Operand::Reg && !from.negated && known[from.reg]) {
+      value = values[from.reg]; // global addresses are the generic ones
+    } else {
+      return;
+    }
+    known[to.reg] = 1;
+    values[to.reg] = value;
+    prologueValues.emplace_back(to.reg, value);
+    ++prologueLength;
+  }
 }
 
 void Executor::runBlock() {
@@ -134,10 +173,18 @@ void Executor::runBlock() {
     }
     state.fullWarpInstructions = 0;
     state.registers.assign(size_t(kernel.numRegs) * 32, 0);
+    for (auto [reg, value] : prologueValues)
+      std::fill_n(&state.registers[size_t(reg) * 32], 32, value);
+    if (state.alive == kFullWarp)
+      state.fullWarpInstructions = prologueLength;
+    else
+      for (uint32_t m = state.alive; m; m &= m - 1)
+        state.laneInstructions[__builtin_ctz(m)] = prologueLength;
+    stats.warpInstructions += prologueLength;
     state.frames.clear();
     state.frames.push_back(Frame{&kernel, 0, 0, 0, {}, nullptr, 0});
     state.frames.back().stack.push_back(
-        Entry{0, uint32_t(kernel.code.size()), state.alive});
+        Entry{prologueLength, uint32_t(kernel.code.size()), state.alive});
   }
   while (!fault.code) {
     for (Warp &w : warps)

@@ -260,7 +260,12 @@ private:
   const Instruction *current = nullptr;
   DeviceMemory::Range lastRange;
   std::vector<DeviceMemory::Range> ranges; // per kernel instruction
+  // The kernel's leading instructions that compute the same value in every
+  // thread of the launch, and the registers they set with those values.
+  uint32_t prologueLength = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> prologueValues;
 
+  void evaluatePrologue();
   void runBlock();
   void runWarp(Warp &w);
   void finishWarp(Warp &w);

@@ -842,8 +842,8 @@ def MixprecGpuMergeKernels
     device buffer of its own) and launches together what it can:
 
     - kernels independent of each other side by side, each on blocks of its
-      own of one grid (a block runs the kernel whose range holds its index,
-      as that kernel's block);
+      own of one grid (a block finds the kernel whose range holds its index
+      by binary search, and runs it as that kernel's block);
     - or kernels of one block in one block: those ready at once, then those
       that depend only on them, each past a barrier when it depends on one
       before it, as long as one thread's work (`max-thread-cost` ops, loops

@@ -26,6 +26,8 @@
 
 #include "llvm/ADT/BitVector.h"
 
+#include <functional>
+
 namespace mixprec {
 #define GEN_PASS_DEF_MIXPRECGPUMERGEKERNELS
 #include "mixprec/Codegen/Passes.h.inc"
@@ -350,32 +352,38 @@ gpu::LaunchOp KernelScheduler::build(const Merge &merge) {
       b.clone(op, mapping);
   };
 
-  // A kernel's blocks are [offset, offset + blocks) of the grid.
-  int64_t offset = 0;
-  auto blockRange = [&](int64_t blocks) -> Value {
-    Value inside;
-    if (offset > 0)
-      inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, blockId,
-                                     index(offset));
-    if (offset + blocks < gridBlocks) {
-      Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          blockId, index(offset + blocks));
-      inside = inside ? arith::AndIOp::create(b, loc, inside, below).getResult()
-                      : below;
+  // Side by side, a kernel's blocks are [starts[k], starts[k + 1]) of the
+  // grid. A block finds its kernel by binary search on its index, the same
+  // for all its threads: a few uniform branches, where a test per kernel
+  // would cost every thread as many as there are kernels.
+  SmallVector<int64_t> starts = {0};
+  for (unsigned i : merge.sideBySide)
+    starts.push_back(starts.back() +
+                     sizesOf(cast<gpu::LaunchOp>(launches[i])).first);
+  std::function<void(size_t, size_t)> dispatch = [&](size_t first,
+                                                     size_t last) {
+    if (last - first == 1) {
+      Value kernelBlock =
+          starts[first]
+              ? arith::SubIOp::create(b, loc, blockId, index(starts[first]))
+                    .getResult()
+              : blockId;
+      inline_(cast<gpu::LaunchOp>(launches[merge.sideBySide[first]]),
+              kernelBlock, Value());
+      return;
     }
-    return inside;
+    size_t middle = (first + last) / 2;
+    Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        blockId, index(starts[middle]));
+    auto branch = scf::IfOp::create(b, loc, below, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    dispatch(first, middle);
+    b.setInsertionPointToStart(branch.elseBlock());
+    dispatch(middle, last);
   };
-  for (unsigned i : merge.sideBySide) {
-    auto kernel = cast<gpu::LaunchOp>(launches[i]);
-    int64_t kernelBlocks = sizesOf(kernel).first;
-    Value inside = blockRange(kernelBlocks);
-    Value kernelBlock =
-        offset
-            ? arith::SubIOp::create(b, loc, blockId, index(offset)).getResult()
-            : blockId;
-    inline_(kernel, kernelBlock, inside);
-    offset += kernelBlocks;
-  }
+  if (!merge.sideBySide.empty())
+    dispatch(0, merge.sideBySide.size());
   // Since the last barrier: a kernel that depends on one of them waits.
   SmallVector<unsigned> unsynchronized;
   for (unsigned i : merge.chain) {

@@ -6,22 +6,22 @@
 
 // BAD: error: max-thread-cost must be positive
 
-// Two kernels that touch different buffers: one grid of 2 + 3 blocks, each
-// block running the kernel whose range holds its index as that kernel's
-// block. The first kernel's name stays.
+// Two kernels that touch different buffers: one grid of 2 + 3 blocks. A
+// block finds the kernel whose range holds its index by binary search and
+// runs it as that kernel's block. The first kernel's name stays.
 // CHECK-LABEL: func.func @side_by_side
 // CHECK-SAME: (%[[A:.*]]: memref<512xf32>, %[[B:.*]]: memref<768xf32>)
 // CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C5]], {{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], {{.*}}) module(@kernels) function(@first)
-// CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[BX]], %{{.*}}
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[BX]], %[[C2]]
 // CHECK: scf.if %[[FIRST]]
 // CHECK: %[[BASE:.*]] = arith.muli %[[BX]]
 // CHECK: %[[I:.*]] = arith.addi %[[BASE]], %[[TX]]
 // CHECK: memref.store %{{.*}}, %[[A]][%[[I]]]
-// CHECK: %[[SECOND:.*]] = arith.cmpi uge, %[[BX]], %[[C2:.*]] :
+// CHECK: } else {
 // CHECK: %[[OWN:.*]] = arith.subi %[[BX]], %[[C2]]
-// CHECK: scf.if %[[SECOND]]
 // CHECK: arith.muli %[[OWN]]
 // CHECK: memref.store %{{.*}}, %[[B]]
 // CHECK-NOT: gpu.launch
@@ -56,6 +56,52 @@ func.func @side_by_side(%a: memref<512xf32>, %b: memref<768xf32>) {
     %base = arith.muli %bx, %c256 : index
     %i = arith.addi %base, %tx : index
     memref.store %one, %b[%i] : memref<768xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Three kernels side by side: the search halves the kernels at each branch,
+// so the second and third are told apart inside the first branch's else.
+// CHECK-LABEL: func.func @three_side_by_side
+// CHECK-SAME: (%[[A:.*]]: memref<64xf32>, %[[B:.*]]: memref<64xf32>, %[[C:.*]]: memref<64xf32>)
+// CHECK: gpu.launch blocks(%[[BX:[^,]*]], %{{.*}}, %{{.*}}) in
+// CHECK: %[[LOW:.*]] = arith.cmpi ult, %[[BX]], %[[ONE:.*]] :
+// CHECK: scf.if %[[LOW]]
+// CHECK: memref.store %{{.*}}, %[[A]]
+// CHECK: } else {
+// CHECK: %[[MIDDLE:.*]] = arith.cmpi ult, %[[BX]], %[[TWO:.*]] :
+// CHECK: scf.if %[[MIDDLE]]
+// CHECK: arith.subi %[[BX]], %[[ONE]]
+// CHECK: memref.store %{{.*}}, %[[B]]
+// CHECK: } else {
+// CHECK: arith.subi %[[BX]], %[[TWO]]
+// CHECK: memref.store %{{.*}}, %[[C]]
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @three_side_by_side(%a: memref<64xf32>, %b: memref<64xf32>,
+                              %c: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             module(@kernels) function(@first) {
+    memref.store %one, %a[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             module(@kernels) function(@second) {
+    memref.store %one, %b[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             module(@kernels) function(@third) {
+    memref.store %one, %c[%tx] : memref<64xf32>
     gpu.terminator
   }
   return
