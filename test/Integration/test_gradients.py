@@ -991,6 +991,22 @@ def test_clamp_adjoint(bounds, dtype):
     assert torch.equal(dx[0, on_bound].float(), u[0, on_bound].float())
 
 
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+def test_strict_clamp_adjoint_is_hardtanh(dtype):
+    # strict: u where min < x < max (PyTorch's vectorized
+    # hardtanh_backward), 0 on a tie, for a NaN x and outside, an infinite
+    # u outside included (a select).
+    x = random(SHAPE, dtype, 46)
+    x[0, :7] = torch.tensor([-0.5, 0.75, NAN, INF, -INF, 0.0, -0.75])
+    u = random(SHAPE, dtype, 47)
+    u[0, 6] = INF
+    dx = compiled_unary_gradient(
+        "clamp", x, u, dtype, "{min = -0.5 : f64, max = 0.75 : f64, strict} ")
+    (expected,) = autograd(lambda v: F.hardtanh(v, -0.5, 0.75), [x], u)
+    assert_close(dx, expected, dtype)
+    assert (dx[0, :3] == 0).all()
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _precompiled():
     """Compiles every module of this file concurrently before its tests."""

@@ -229,12 +229,13 @@ class Ops:
             name, x.name, " {%s}" % attrs if attrs else "", x.type),
             x.shape, x.dtype)
 
-    def clamp(self, x, min=None, max=None):
-        """mixprec.clamp with the number bounds given (at least one)."""
-        bounds = ", ".join("%s = %s : f64" % (name, float_text(bound))
-                           for name, bound in (("min", min), ("max", max))
-                           if bound is not None)
-        return self.unary("clamp", x, bounds)
+    def clamp(self, x, min=None, max=None, strict=False):
+        """mixprec.clamp with the number bounds given (at least one);
+        `strict`: the gradient stops at a tie with a bound (hardtanh's)."""
+        attrs = ["%s = %s : f64" % (name, float_text(bound))
+                 for name, bound in (("min", min), ("max", max))
+                 if bound is not None]
+        return self.unary("clamp", x, ", ".join(attrs + ["strict"] * strict))
 
     def binary(self, name, lhs, rhs):
         """An elementwise binary op; operands broadcast numpy-style."""

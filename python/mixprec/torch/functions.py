@@ -99,6 +99,49 @@ def silu(ctx, input, inplace=False):
     return ctx.ops.unary("silu", float_operand(ctx, input))
 
 
+@lowers(F.hardtanh)
+def hardtanh(ctx, input, min_val=-1.0, max_val=1.0, inplace=False,
+             what="F.hardtanh"):
+    """mixprec.clamp whose gradient stops at the bounds, as PyTorch's
+    hardtanh_backward (x <= min or x >= max: 0)."""
+    if not (_finite_number(min_val) and _finite_number(max_val)
+            and min_val <= max_val):
+        raise ctx.unsupported("%s(min_val=%r, max_val=%r)" % (
+            what, min_val, max_val), "finite bounds with min_val <= max_val")
+    return ctx.ops.clamp(float_operand(ctx, input), min_val, max_val,
+                         strict=True)
+
+
+@lowers(F.relu6)
+def relu6(ctx, input, inplace=False):
+    return hardtanh(ctx, input, 0.0, 6.0, what="F.relu6")
+
+
+@lowers(F.hardsigmoid)
+def hardsigmoid(ctx, input, inplace=False):
+    """min(max(x + 3, 0), 6) / 6, as PyTorch computes it; the gradient is
+    grad / 6 for -3 < x < 3 and 0 elsewhere."""
+    x = float_operand(ctx, input)
+    shifted = ctx.ops.binary("add", x, ctx.ops.scalar(3.0, x.dtype))
+    limited = ctx.ops.clamp(shifted, 0.0, 6.0, strict=True)
+    return ctx.ops.binary("div", limited, ctx.ops.scalar(6.0, x.dtype))
+
+
+@lowers(F.hardswish)
+def hardswish(ctx, input, inplace=False):
+    """x * min(max(x + 3, 0), 6) / 6, as PyTorch computes it. Its gradient
+    is this product's: 0 below -3, x / 3 + 0.5 from -3 up to 3, 1 from 3 on
+    -- the ties as PyTorch's vectorized hardswish_backward takes them (its
+    scalar loop, for a tensor's last few elements, gives 1.5 at x = 3), so
+    the max(., 0) passes its tie and the min(., 6) stops it."""
+    x = float_operand(ctx, input)
+    shifted = ctx.ops.binary("add", x, ctx.ops.scalar(3.0, x.dtype))
+    limited = ctx.ops.clamp(ctx.ops.clamp(shifted, min=0.0), max=6.0,
+                            strict=True)
+    product = ctx.ops.binary("mul", x, limited)
+    return ctx.ops.binary("div", product, ctx.ops.scalar(6.0, x.dtype))
+
+
 @lowers(F.gelu)
 def gelu(ctx, input, approximate="none"):
     if approximate == "tanh":
@@ -286,6 +329,36 @@ def dropout(ctx, input, p=0.5, training=True, inplace=False):
     if p == 1:  # PyTorch's x * 0: zeros (NaN where x is not finite)
         return ctx.ops.binary("mul", x, ctx.value(0.0, x))
     return ctx.ops.dropout(x, ctx.rng(), p, ctx.dropout_stream())
+
+
+def stochastic_depth(ctx, input, p, mode, training=True):
+    """torchvision.ops.stochastic_depth: the identity in eval mode or at
+    p = 0; else `input` times a noise of 0 or 1 / (1 - p), one draw per
+    sample ("row") or one for the batch ("batch"), as PyTorch computes it.
+    The noise is dropout's (Philox) on ones of that shape: the same draws
+    on every backend."""
+    if not (isinstance(p, (int, float)) and 0 <= p <= 1):
+        raise ctx.unsupported("stochastic_depth with p = %r" % (p,),
+                              "a probability from 0 to 1")
+    if mode not in ("row", "batch"):
+        raise ctx.unsupported("stochastic_depth with mode %r" % (mode,),
+                              'mode "row" or "batch"')
+    x = float_operand(ctx, input)
+    if not (training and ctx.training) or p == 0:
+        return x
+    if p == 1:  # PyTorch's x * 0: zeros (NaN where x is not finite)
+        return ctx.ops.binary("mul", x, ctx.value(0.0, x))
+    shape = [x.shape[0] if mode == "row" else 1] + [1] * (len(x.shape) - 1)
+    ones = ctx.ops.constant(torch.ones(shape), x.dtype)
+    noise = ctx.ops.dropout(ones, ctx.rng(), p, ctx.dropout_stream())
+    return ctx.ops.binary("mul", x, noise)
+
+
+try:
+    import torchvision.ops
+    lowers(torchvision.ops.stochastic_depth)(stochastic_depth)
+except ImportError:  # torchvision is optional
+    pass
 
 
 @lowers(F.linear)

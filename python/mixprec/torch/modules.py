@@ -1,6 +1,8 @@
 """Lowerings of torch.nn's layers, activations and pooling (fx keeps every
 torch.nn module as one call), and of the functional forms of the layers
 (F.conv2d, ...): each module lowering calls its functional one."""
+import math
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -168,6 +170,15 @@ _activation(nn.ReLU, F.relu)
 _activation(nn.Tanh, torch.tanh)
 _activation(nn.Sigmoid, torch.sigmoid)
 _activation(nn.SiLU, F.silu)
+_activation(nn.Hardsigmoid, F.hardsigmoid)
+_activation(nn.Hardswish, F.hardswish)
+
+
+@lowers_module(nn.Hardtanh)  # nn.ReLU6 is a Hardtanh(0, 6)
+def hardtanh(ctx, input):
+    m = ctx.module
+    return functions.hardtanh(ctx, input, m.min_val, m.max_val,
+                              what=type(m).__name__)
 
 
 @lowers_module(nn.GELU)
@@ -207,10 +218,34 @@ def _pool(ctx, name, input, kernel, stride, padding):
 def functional_max_pool2d(ctx, input, kernel_size, stride=None, padding=0,
                           dilation=1, ceil_mode=False, return_indices=False,
                           what="F.max_pool2d"):
-    if ceil_mode or return_indices or _pair(dilation) != (1, 1):
-        raise ctx.unsupported("%s with ceil_mode, return_indices or "
-                              "dilation" % what)
-    return _pool(ctx, "max_pool2d", input, kernel_size, stride, padding)
+    if return_indices or _pair(dilation) != (1, 1):
+        raise ctx.unsupported("%s with return_indices or dilation" % what)
+    x = functions.float_operand(ctx, input)
+    if ceil_mode:
+        x = _pad_for_ceil_mode(ctx, x, _pair(kernel_size),
+                               _pair(kernel_size if stride in (None, [])
+                                     else stride), _pair(padding))
+    return _pool(ctx, "max_pool2d", x, kernel_size, stride, padding)
+
+
+def _pad_for_ceil_mode(ctx, x, kernel, stride, padding):
+    """`x` with -inf rows and columns after its last so that pooling it
+    without ceil_mode gives ceil_mode's windows: as PyTorch, the last window
+    may hang over the end but starts inside the input or its left padding,
+    and a max over it ignores the -inf."""
+    for axis, k, s, p in zip((2, 3), kernel, stride, padding):
+        size = x.shape[axis]
+        windows = -(-(size + 2 * p - k) // s) + 1
+        if (windows - 1) * s >= size + p:
+            windows -= 1
+        extra = (windows - 1) * s + k - (size + 2 * p)
+        if extra > 0:
+            shape = list(x.shape)
+            shape[axis] = extra
+            fill = ctx.ops.constant(torch.full(shape, -math.inf), x.dtype)
+            shape[axis] = size + extra
+            x = ctx.ops.concat([x, fill], axis, tuple(shape))
+    return x
 
 
 @lowers_module(nn.MaxPool2d)
@@ -242,12 +277,37 @@ def avg_pool2d(ctx, input):
 @lowers(F.adaptive_avg_pool2d)
 def functional_adaptive_avg_pool2d(ctx, input, output_size,
                                    what="F.adaptive_avg_pool2d"):
-    if _pair(output_size) != (1, 1):
-        raise ctx.unsupported("%s(%r)" % (what, output_size),
-                              "only output size 1 (global average pooling)")
     x = functions.float_operand(ctx, input)
-    return ctx.ops.reduce("reduce_mean", x, [len(x.shape) - 2,
-                                             len(x.shape) - 1], keepdim=True)
+    if len(x.shape) != 4:
+        raise ctx.unsupported("%s of a %d-D input" % (what, len(x.shape)),
+                              "an NCHW input")
+    sizes = x.shape[2:]
+    outputs = tuple(size if out is None else out
+                    for size, out in zip(sizes, _pair(output_size)))
+    if outputs == (1, 1):
+        return ctx.ops.reduce("reduce_mean", x, [2, 3], keepdim=True)
+    if all(size % out == 0 for size, out in zip(sizes, outputs)):
+        # Equal windows side by side: average pooling, sum / count as
+        # PyTorch's adaptive pooling computes them.
+        kernel = [size // out for size, out in zip(sizes, outputs)]
+        return ctx.ops.pool2d("avg_pool2d", x, kernel, kernel, [0, 0],
+                              x.shape[:2] + outputs)
+    # Windows of PyTorch's bounds, [floor(i * size / out), ceil((i + 1) *
+    # size / out)), averaged along H and then along W.
+    for axis, out in zip((2, 3), outputs):
+        size, means = x.shape[axis], []
+        for i in range(out):
+            start, end = i * size // out, -(-(i + 1) * size // out)
+            offsets, window = [0] * 4, list(x.shape)
+            offsets[axis], window[axis] = start, end - start
+            means.append(ctx.ops.reduce(
+                "reduce_mean", ctx.ops.slice(x, offsets, window), [axis],
+                keepdim=True))
+        shape = list(x.shape)
+        shape[axis] = out
+        x = (means[0] if out == 1
+             else ctx.ops.concat(means, axis, tuple(shape)))
+    return x
 
 
 @lowers_module(nn.AdaptiveAvgPool2d)

@@ -411,23 +411,26 @@ func.func @unary(%x: tensor<4x8xf32>, %h: tensor<16x256xf16>, %b: tensor<2xbf16>
 
 // -----
 
-// clamp with both bounds, only min, only max.
+// clamp with both bounds, only min, only max, and strict (hardtanh).
 // CHECK-LABEL: func.func @clamp(
 // CHECK-SAME:    [[X:%[^:]+]]: tensor<4x8xf32>, [[H:%[^:]+]]: tensor<16xf16>, [[B:%[^:]+]]: tensor<2xbf16>)
 // CHECK-NEXT:    [[BOTH:%.+]] = mixprec.clamp [[X]] {max = 6.000000e+00 : f64, min = -2.500000e-01 : f64} : tensor<4x8xf32>
 // CHECK-NEXT:    [[MIN:%.+]] = mixprec.clamp [[H]] {min = 0.000000e+00 : f64} : tensor<16xf16>
 // CHECK-NEXT:    [[MAX:%.+]] = mixprec.clamp [[B]] {max = 1.000000e-01 : f64} : tensor<2xbf16>
+// CHECK-NEXT:    [[STRICT:%.+]] = mixprec.clamp [[X]] {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64, strict} : tensor<4x8xf32>
 // CHECK-NEXT:    return [[BOTH]], [[MIN]], [[MAX]]
 
 // GENERIC-LABEL: sym_name = "clamp"
 // GENERIC: "mixprec.clamp"(%arg0) <{max = 6.000000e+00 : f64, min = -2.500000e-01 : f64}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
 // GENERIC: "mixprec.clamp"(%arg1) <{min = 0.000000e+00 : f64}> : (tensor<16xf16>) -> tensor<16xf16>
 // GENERIC: "mixprec.clamp"(%arg2) <{max = 1.000000e-01 : f64}> : (tensor<2xbf16>) -> tensor<2xbf16>
+// GENERIC: "mixprec.clamp"(%arg0) <{max = 6.000000e+00 : f64, min = 0.000000e+00 : f64, strict}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
 func.func @clamp(%x: tensor<4x8xf32>, %h: tensor<16xf16>, %b: tensor<2xbf16>)
     -> (tensor<4x8xf32>, tensor<16xf16>, tensor<2xbf16>) {
   %both = mixprec.clamp %x {min = -0.25 : f64, max = 6.0 : f64} : tensor<4x8xf32>
   %min = mixprec.clamp %h {min = 0.0 : f64} : tensor<16xf16>
   %max = mixprec.clamp %b {max = 0.1 : f64} : tensor<2xbf16>
+  %strict = mixprec.clamp %x {min = 0.0 : f64, max = 6.0 : f64, strict} : tensor<4x8xf32>
   return %both, %min, %max : tensor<4x8xf32>, tensor<16xf16>, tensor<2xbf16>
 }
 

@@ -270,6 +270,36 @@ mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
 
 // -----
 
+// clamp strict (hardtanh): g where min < x < max, 0 for a NaN x: steps of
+// x - min and max - x (1 for NaN too), then 1 - step(x - x), 0 for NaN.
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK:         [[X:%.+]] = mixprec.read @x : tensor<3xf32>
+// CHECK:         [[G:%.+]] = mixprec.broadcast {{.*}} -> tensor<3xf32>
+// CHECK-NEXT:    [[ONE:%.+]] = mixprec.constant dense<1.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:    [[LO:%.+]] = mixprec.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:    [[ABOVE:%.+]] = mixprec.sub [[X]], [[LO]]
+// CHECK-NEXT:    [[OVERLO:%.+]] = mixprec.relu_grad [[ONE]], [[ABOVE]]
+// CHECK-NEXT:    [[DLO:%.+]] = mixprec.relu_grad [[G]], [[OVERLO]]
+// CHECK-NEXT:    [[HI:%.+]] = mixprec.constant dense<6.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:    [[BELOW:%.+]] = mixprec.sub [[HI]], [[X]]
+// CHECK-NEXT:    [[UNDERHI:%.+]] = mixprec.relu_grad [[ONE]], [[BELOW]]
+// CHECK-NEXT:    [[DHI:%.+]] = mixprec.relu_grad [[DLO]], [[UNDERHI]]
+// CHECK-NEXT:    [[ZERO:%.+]] = mixprec.sub [[X]], [[X]]
+// CHECK-NEXT:    [[ISNAN:%.+]] = mixprec.relu_grad [[ONE]], [[ZERO]]
+// CHECK-NEXT:    [[NOTNAN:%.+]] = mixprec.sub [[ONE]], [[ISNAN]]
+// CHECK-NEXT:    [[DX:%.+]] = mixprec.relu_grad [[DHI]], [[NOTNAN]]
+// CHECK-NEXT:    return {{%.+}}, [[DX]] : tensor<f32>, tensor<3xf32>
+mixprec.parameter @x : tensor<3xf32> = #mixprec.zeros
+func.func @loss() -> tensor<f32> {
+  %x = mixprec.read @x : tensor<3xf32>
+  %y = mixprec.clamp %x {min = 0.0 : f64, max = 6.0 : f64, strict} : tensor<3xf32>
+  %l = mixprec.reduce_sum %y {dims = array<i64: 0>} : tensor<3xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
 // clamp with only max: the one mask "x <= max".
 // CHECK-LABEL: func.func @train_gradients(
 // CHECK:         [[X:%.+]] = mixprec.read @x : tensor<3xf32>

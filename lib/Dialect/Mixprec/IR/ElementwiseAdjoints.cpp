@@ -149,27 +149,34 @@ LogicalResult AbsOp::buildAdjoint(AdjointContext &context,
 LogicalResult ClampOp::buildAdjoint(AdjointContext &context,
                                     ArrayRef<Value> resultGradients) {
   // g where min <= x <= max, a tie on a bound included, else 0 (NaN x too),
-  // as PyTorch's clamp_backward. With no compare op, the mask "x >= min" is
-  // 1 - step(min - x) where step(v) = relu_grad(1, v) is 1 for v > 0 and for
-  // NaN; relu_grad(g, mask) then selects g, so an inf g outside gives 0.
+  // as PyTorch's clamp_backward; strict: min < x < max, as its vectorized
+  // hardtanh_backward. With no compare op, step(v) = relu_grad(1, v) is 1
+  // for v > 0 and for NaN, and relu_grad(g, mask) selects g, so an inf g
+  // outside gives 0. The mask "x >= min" is 1 - step(min - x) (0 for NaN);
+  // "x > min" is step(x - min), and 1 - step(x - x) keeps out NaN.
   Value x = getInput();
   Value ones = context.splat(1.0, getType());
-  auto passWithin = [&](Value gradient, Value excess) {
-    Value outside = context.create<ReluGradOp>(ones, excess);
-    Value inside = context.create<SubOp>(ones, outside);
-    return context.create<ReluGradOp>(gradient, inside);
+  auto step = [&](Value v) -> Value {
+    return context.create<ReluGradOp>(ones, v);
+  };
+  auto notStep = [&](Value v) -> Value {
+    return context.create<SubOp>(ones, step(v));
   };
   Value dx = resultGradients.front();
   if (FloatAttr min = getMinAttr()) {
     Value bound = context.splat(min.getValueAsDouble(), getType());
-    Value below = context.create<SubOp>(bound, x);
-    dx = passWithin(dx, below);
+    dx = context.create<ReluGradOp>(
+        dx, getStrict() ? step(context.create<SubOp>(x, bound))
+                        : notStep(context.create<SubOp>(bound, x)));
   }
   if (FloatAttr max = getMaxAttr()) {
     Value bound = context.splat(max.getValueAsDouble(), getType());
-    Value above = context.create<SubOp>(x, bound);
-    dx = passWithin(dx, above);
+    dx = context.create<ReluGradOp>(
+        dx, getStrict() ? step(context.create<SubOp>(bound, x))
+                        : notStep(context.create<SubOp>(x, bound)));
   }
+  if (getStrict())
+    dx = context.create<ReluGradOp>(dx, notStep(context.create<SubOp>(x, x)));
   context.accumulate(x, dx);
   return success();
 }

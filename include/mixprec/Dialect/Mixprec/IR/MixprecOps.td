@@ -451,14 +451,17 @@ def Mixprec_ClampOp : Mixprec_UnaryOp<"clamp", Mixprec_FollowCategory,
     either bound may be left out, not both, and `min <= max`. The bounds are
     finite and applied in the computation type; a NaN `x` stays NaN. The
     gradient is `grad` where `min <= x <= max`, a tie on a bound included,
-    and 0 elsewhere (for a NaN `x` too), as PyTorch's.
+    and 0 elsewhere (for a NaN `x` too), as PyTorch's. With `strict` it is
+    `grad` where `min < x < max`, 0 elsewhere (for a NaN `x` too): PyTorch's
+    `hardtanh` (and `relu6`, `hardsigmoid`), whose gradient stops at a tie.
 
     ```mlir
     %y = mixprec.clamp %x {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf16>
+    %z = mixprec.clamp %x {min = 0.0 : f64, max = 6.0 : f64, strict} : tensor<4x8xf16>
     ```
   }];
   let arguments = (ins Mixprec_FloatTensor:$input, OptionalAttr<F64Attr>:$min,
-                       OptionalAttr<F64Attr>:$max);
+                       OptionalAttr<F64Attr>:$max, UnitAttr:$strict);
   let hasVerifier = 1;
 }
 def Mixprec_ExpOp : Mixprec_UnaryOp<"exp", Mixprec_FP32Category, "e^x">;
