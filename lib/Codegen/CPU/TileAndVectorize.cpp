@@ -17,9 +17,10 @@
 //      partial tiles are vectorized with masks);
 //   4. linalg::vectorize turns each tile into transfer_reads, one
 //      vector.contract and a transfer_write;
-//   5. unit dims leave the vectors, slices fold into the transfers and the
-//      accumulator's read/write pair is hoisted out of the k loop, so the
-//      tile lives in registers across the whole reduction.
+//   5. unit dims leave the vectors, slices fold into the transfers, 16-bit
+//      inputs too large to widen in copies are widened in registers, and
+//      the accumulator's read/write pair is hoisted out of the k loop, so
+//      the tile lives in registers across the whole reduction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -257,6 +258,36 @@ linalg::ContractOp rewriteAsContract(RewriterBase &rewriter,
   return contract;
 }
 
+/// A vector.contract of 16-bit inputs into an f32 accumulator (inputs too
+/// large to widen in copies, `widen-limit`) widens each loaded tile in
+/// registers (arith.extf, exact: F16C's vcvtph2ps on x86), since the
+/// outer-product lowering takes one element type. A contract under a mask
+/// is left as it is.
+struct WidenContractInputs : public OpRewritePattern<vector::ContractionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::ContractionOp op,
+                                PatternRewriter &rewriter) const override {
+    Type accType = getElementTypeOrSelf(op.getAccType());
+    auto widened = [&](Value input) -> Value {
+      auto type = cast<VectorType>(input.getType());
+      if (type.getElementType() == accType)
+        return input;
+      return arith::ExtFOp::create(rewriter, op.getLoc(), type.clone(accType),
+                                   input);
+    };
+    if (!isa<FloatType>(accType) || op->getParentOfType<vector::MaskOp>() ||
+        (getElementTypeOrSelf(op.getLhsType()) == accType &&
+         getElementTypeOrSelf(op.getRhsType()) == accType))
+      return failure();
+    Value lhs = widened(op.getLhs()), rhs = widened(op.getRhs());
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getLhsMutable().assign(lhs);
+      op.getRhsMutable().assign(rhs);
+    });
+    return success();
+  }
+};
+
 struct TileAndVectorizePass
     : public mixprec::impl::MixprecTileAndVectorizeBase<TileAndVectorizePass> {
   using MixprecTileAndVectorizeBase::MixprecTileAndVectorizeBase;
@@ -334,6 +365,7 @@ struct TileAndVectorizePass
       RewritePatternSet patterns(context);
       tensor::populateFoldTensorSubsetOpPatterns(patterns);
       vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      patterns.add<WidenContractInputs>(context);
       // Masked transfers (partial tiles, without peeling) take their mask as
       // an operand: bufferization and deallocation do not look into
       // vector.mask regions.

@@ -1,5 +1,6 @@
 // RUN: mixprec-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(mixprec-tile-and-vectorize{tile-m=8 tile-n=32 tile-k=1}))" | FileCheck %s
 // RUN: mixprec-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(mixprec-tile-and-vectorize{tile-m=8 tile-n=32 tile-k=4 peel=false}))" | FileCheck %s --check-prefix=MASK
+// RUN: mixprec-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(mixprec-tile-and-vectorize{tile-m=8 tile-n=32 tile-k=1 widen-limit=0}))" | FileCheck %s --check-prefix=REGS
 
 // Contractions on tensors become scf.for loops over (batch, m, n, k) register
 // tiles: one vector.contract per k step, the accumulator tile read before the
@@ -84,6 +85,18 @@ func.func @matmul_f32(%a: tensor<16x8xf32>, %b: tensor<8x64xf32>) -> tensor<16x6
 // MASK:             [[KS:%[^ ,)]+]] = affine.min
 // MASK:             vector.create_mask [[ROWS]], [[KS]] : vector<8x4xi1>
 // MASK:             vector.mask %{{.+}} { vector.multi_reduction <add>, {{.*}} : vector<8x29x4xf32> to vector<8x29xf32> }
+// Inputs whose f32 copies would pass widen-limit are read as they are and
+// widened in registers, each loaded tile once, before the contract.
+// REGS-LABEL: func.func @matmul_f16_odd(
+// REGS-SAME:    [[A:%[^:]+]]: tensor<37x53xf16>, [[B:%[^:]+]]: tensor<53x29xf16>)
+// REGS-NOT:     linalg.generic
+// REGS:         scf.for
+// REGS:           scf.for
+// REGS:             [[LA:%[^ ]+]] = vector.transfer_read [[A]]{{.*}} : tensor<37x53xf16>, vector<8x1xf16>
+// REGS:             [[LB:%[^ ]+]] = vector.transfer_read [[B]]{{.*}} : tensor<53x29xf16>, vector<29xf16>
+// REGS:             [[WA:%[^ ]+]] = arith.extf [[LA]] : vector<8x1xf16> to vector<8x1xf32>
+// REGS:             [[WB:%[^ ]+]] = arith.extf [[LB]] : vector<29xf16> to vector<29xf32>
+// REGS:             vector.contract {{.*}} [[WA]], {{.*}} : vector<8x1xf32>, vector<1x29xf32> into vector<8x29xf32>
 func.func @matmul_f16_odd(%a: tensor<37x53xf16>, %b: tensor<53x29xf16>) -> tensor<37x29xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<37x29xf32>
