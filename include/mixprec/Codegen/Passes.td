@@ -165,7 +165,7 @@ def MixprecTileAndVectorize : Pass<"mixprec-tile-and-vectorize",
     Option<"widenLimit", "widen-limit", "int64_t", /*default=*/"8388608",
            "Widen only when each input's f32 copy takes at most this many "
            "bytes: a larger copy holds more memory than its faster loads "
-           "are worth">,
+           "are worth (the tiles are widened in registers instead)">,
     Option<"libraryContractions", "library-contractions", "bool",
            /*default=*/"false",
            "Leave contractions whose inputs are both f32 or both bf16 "
