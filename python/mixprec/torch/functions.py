@@ -346,11 +346,9 @@ def stochastic_depth(ctx, input, p, mode, training=True):
     x = float_operand(ctx, input)
     if not (training and ctx.training) or p == 0:
         return x
-    if p == 1:  # PyTorch's x * 0: zeros (NaN where x is not finite)
-        return ctx.ops.binary("mul", x, ctx.value(0.0, x))
     shape = [x.shape[0] if mode == "row" else 1] + [1] * (len(x.shape) - 1)
-    ones = ctx.ops.constant(torch.ones(shape), x.dtype)
-    noise = ctx.ops.dropout(ones, ctx.rng(), p, ctx.dropout_stream())
+    # At p = 1 dropout gives zeros: x * 0, as PyTorch.
+    noise = dropout(ctx, ctx.ops.constant(torch.ones(shape), x.dtype), p)
     return ctx.ops.binary("mul", x, noise)
 
 

@@ -208,10 +208,14 @@ def flatten(ctx, input):
 
 def _pool(ctx, name, input, kernel, stride, padding):
     x = functions.float_operand(ctx, input)
-    # F's stride=None (or []) is the kernel size.
-    stride = kernel if stride is None or stride == [] else stride
-    return ctx.ops.pool2d(name, x, _pair(kernel), _pair(stride),
-                          _pair(padding), ctx.shape())
+    return ctx.ops.pool2d(name, x, _pair(kernel),
+                          _pair(_stride(kernel, stride)), _pair(padding),
+                          ctx.shape())
+
+
+def _stride(kernel, stride):
+    """F's stride=None (or []) is the kernel size."""
+    return kernel if stride is None or stride == [] else stride
 
 
 @lowers(F.max_pool2d)
@@ -223,8 +227,8 @@ def functional_max_pool2d(ctx, input, kernel_size, stride=None, padding=0,
     x = functions.float_operand(ctx, input)
     if ceil_mode:
         x = _pad_for_ceil_mode(ctx, x, _pair(kernel_size),
-                               _pair(kernel_size if stride in (None, [])
-                                     else stride), _pair(padding))
+                               _pair(_stride(kernel_size, stride)),
+                               _pair(padding))
     return _pool(ctx, "max_pool2d", x, kernel_size, stride, padding)
 
 
