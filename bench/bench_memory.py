@@ -68,7 +68,8 @@ def environment(target, report=None, name=None):
     env = dict(os.environ, MIXPREC_BUILD=str(BUILD),
                PYTHONPATH=os.pathsep.join([str(ROOT / "python"),
                                            str(ROOT / "bench")]),
-               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MIXPREC_NUM_THREADS="1")
     if target == "cuda":
         env["MIXPREC_LIBCUDA"] = str(BUILD / "lib" / "libmixprec_gpusim.so")
         env["MIXPREC_GPUSIM_REPORT"] = str(report)

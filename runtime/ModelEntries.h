@@ -161,6 +161,13 @@ mixprec_workspace_acquire(const mixprec_model_entry *entry);
 __attribute__((visibility("hidden"))) void
 mixprec_workspace_release(void *workspace);
 
+/* A CPU model's contractions (mixprec_cpu_contract.h) made ready for its
+ * first call, once per process: their oneDNN matmuls, JIT-compiled now.
+ * Returns the bytes each thread that runs them holds for them (scratchpads,
+ * f32 sums of bf16 results, widened copies); 0 for a model without any. */
+__attribute__((visibility("hidden"))) int64_t
+mixprec_cpu_prepare_contractions(void);
+
 #ifdef __cplusplus
 }
 #endif

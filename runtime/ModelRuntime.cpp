@@ -8,6 +8,7 @@
 #include "Dtype.h"
 #include "ModelEntries.h"
 #include "OutParameters.h"
+#include "ThreadCount.h"
 #include "TypeText.h"
 
 #include <cstdarg>
@@ -219,6 +220,12 @@ __attribute__((weak)) int32_t mixprec_resident_recover(void *const *, int32_t) {
   return 0;
 }
 
+// Weak: the CPU runtime's contractions (runtime/cpu/Contraction.cpp), linked
+// into CPU models that have any, define the one that prepares them.
+__attribute__((weak)) int64_t mixprec_cpu_prepare_contractions(void) {
+  return 0;
+}
+
 mixprec_status mixprec_function_memory(const mixprec_function *function,
                                        mixprec_memory_plan *plan) {
   const mixprec_model_entry *entry = mixprec_entry_of(function);
@@ -228,8 +235,10 @@ mixprec_status mixprec_function_memory(const mixprec_function *function,
                         "model",
                         static_cast<const void *>(function));
   int64_t device = mixprec_device_frame_bytes(entry, nullptr);
-  mixprec_memory_plan memory = {0, entry->workspace_bytes,
-                                device ? 0 : entry->workspace_bytes, device};
+  int64_t host = entry->workspace_bytes +
+                 mixprec_cpu_prepare_contractions() * mixprec::numThreads();
+  mixprec_memory_plan memory = {0, entry->workspace_bytes, device ? 0 : host,
+                                device};
   return writeOut("mixprec_function_memory", "plan", plan, memory);
 }
 

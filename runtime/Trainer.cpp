@@ -8,6 +8,7 @@
 
 #include "Dtype.h"
 #include "OutParameters.h"
+#include "ThreadCount.h"
 #include "TrainerState.h"
 #include "TypeText.h"
 
@@ -389,6 +390,8 @@ mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
       function.outputs[0].rank != 0)
     return mixprec_fail(MIXPREC_INTERNAL, "%s: result 0 is not an f32 loss",
                         step);
+  // Its kernels are made before its memory is planned and its steps run.
+  mixprec_cpu_prepare_contractions();
 
   auto *created =
       static_cast<mixprec_trainer *>(std::calloc(1, sizeof(mixprec_trainer)));
@@ -594,7 +597,9 @@ mixprec_status mixprec_trainer_memory(const mixprec_trainer *trainer,
   int64_t loss = int64_t(bytesOf(function.outputs[0]));
   memory.host_bytes = buffers + rng + loss;
   if (frame == 0)
-    memory.host_bytes += step->workspace_bytes;
+    memory.host_bytes +=
+        step->workspace_bytes +
+        mixprec_cpu_prepare_contractions() * mixprec::numThreads();
   else
     memory.device_bytes = buffers + frame;
   return writeOut("mixprec_trainer_memory", "plan", plan, memory);

@@ -18,6 +18,7 @@
 #include "mixprec/Runtime/mixprec_cpu_contract.h"
 
 #include "Contraction.h"
+#include "ModelEntries.h"
 #include "OneDnn.h"
 #include "ThreadCount.h"
 #include "ThreadPool.h"
@@ -209,6 +210,20 @@ const Matmul *matmulFor(const Gemm &gemm, int64_t rows, bool accumulate,
   return found && found->primitive ? found : nullptr;
 }
 
+/// What a thread holds for the contractions it runs: the largest of each
+/// buffer any of their tasks grows it to (run, widen, runTask). Set once
+/// the model's contractions are prepared; each buffer grows to its size at
+/// once, leaving no smaller ones behind in the heap.
+struct ThreadBuffers {
+  int64_t scratchpadBytes = 0;
+  int64_t sums = 0, lhs = 0, rhs = 0; // f32 elements
+
+  int64_t bytes() const {
+    return scratchpadBytes + int64_t(sizeof(float)) * (sums + lhs + rhs);
+  }
+};
+ThreadBuffers prepared;
+
 // Each thread's stream and scratchpad (plain data: no destructors).
 __thread dnnl_stream_t threadStream = nullptr;
 __thread void *threadScratchpad = nullptr;
@@ -231,11 +246,14 @@ bool run(const Matmul &matmul, const void *lhs, const void *rhs,
                            dnnl_stream_default_flags) != dnnl_success)
     return false;
   if (threadScratchpadBytes < matmul.scratchpadBytes) {
-    void *grown = std::realloc(threadScratchpad, matmul.scratchpadBytes);
+    size_t bytes = size_t(prepared.scratchpadBytes) > matmul.scratchpadBytes
+                       ? size_t(prepared.scratchpadBytes)
+                       : matmul.scratchpadBytes;
+    void *grown = std::realloc(threadScratchpad, bytes);
     if (!grown)
       return false;
     threadScratchpad = grown;
-    threadScratchpadBytes = matmul.scratchpadBytes;
+    threadScratchpadBytes = bytes;
   }
   dnnl_memory_t memories[4] = {};
   bool ok =
@@ -285,13 +303,14 @@ struct Work {
   int64_t type;
   bool widen;
   bool accumulate;
-  int64_t rows, blocks;
+  int64_t rows, blocks, tasks;
   Loops outer, kSteps;
   const char *lhs, *rhs;
   float *result;
   // A bf16 result: each task sums its block into a dense f32 copy (the
   // GEMM's result strides), then rounds it once into `rounded`, whose
   // strides along m and n these are.
+  bool rounds;
   uint16_t *rounded;
   int64_t roundedM, roundedN;
   // [full block, last block][first k step, the rest]
@@ -305,9 +324,11 @@ __thread float *threadSums = nullptr;
 __thread int64_t threadLhsElements = 0, threadRhsElements = 0;
 __thread int64_t threadSumsElements = 0;
 
-bool reserve(float *&buffer, int64_t &elements, int64_t needed) {
+bool reserve(float *&buffer, int64_t &elements, int64_t needed,
+             int64_t planned) {
   if (elements >= needed)
     return true;
+  needed = planned > needed ? planned : needed;
   void *grown = std::realloc(buffer, size_t(needed) * sizeof(float));
   if (!grown)
     return false;
@@ -319,8 +340,8 @@ bool reserve(float *&buffer, int64_t &elements, int64_t needed) {
 /// Widens `rows` rows of the bf16 LHS and the RHS into this thread's dense
 /// f32 copies (exact); false when they cannot be allocated.
 bool widen(const Gemm &gemm, int64_t rows, const void *lhs, const void *rhs) {
-  if (!reserve(threadLhs, threadLhsElements, rows * gemm.k) ||
-      !reserve(threadRhs, threadRhsElements, gemm.k * gemm.n))
+  if (!reserve(threadLhs, threadLhsElements, rows * gemm.k, prepared.lhs) ||
+      !reserve(threadRhs, threadRhsElements, gemm.k * gemm.n, prepared.rhs))
     return false;
   auto *a = static_cast<const char *>(lhs);
   auto *b = static_cast<const char *>(rhs);
@@ -375,14 +396,17 @@ void runTask(void *context, int64_t task) {
   if (height > work.rows)
     height = work.rows;
   const Matmul *const *shape = work.matmuls[height == work.rows ? 0 : 1];
-  float *result = work.result + resultOffset;
+  float *result;
   if (work.rounded) {
-    if (!reserve(threadSums, threadSumsElements, height * gemm.n)) {
+    if (!reserve(threadSums, threadSumsElements, height * gemm.n,
+                 prepared.sums)) {
       std::fprintf(stderr, "mixprec: out of memory for a contraction's "
                            "sums\n");
       std::abort();
     }
     result = threadSums;
+  } else {
+    result = work.result + resultOffset;
   }
   int64_t bytes = elementBytes(work.type);
   int64_t steps = work.kSteps.product();
@@ -457,7 +481,13 @@ void referenceGemm(const Gemm &gemm, int64_t rows, int64_t type,
     }
 }
 
-bool contract(const int64_t *description, char *error, size_t errorSize) {
+namespace {
+
+/// Fills `work` from `description` but for its operands' addresses, with
+/// its matmuls made; false, with `error` saying why, for a description no
+/// compiler writes.
+bool plan(const int64_t *description, Work &work, char *error,
+          size_t errorSize) {
   int64_t numLoops = description[MIXPREC_CONTRACT_NUM_LOOPS];
   int64_t type = description[MIXPREC_CONTRACT_LHS_TYPE];
   if (numLoops < 0 || numLoops > MIXPREC_CONTRACT_MAX_LOOPS) {
@@ -494,7 +524,6 @@ bool contract(const int64_t *description, char *error, size_t errorSize) {
   // The GEMM's m, n and k are the innermost merged loop of each kind; the
   // other loops of m and n, and the batch loops, make separate GEMMs
   // (outer); those of k are summed one after another into the same result.
-  Work work;
   work.gemm = Gemm{1, 1, 1, 1, 1, 1, 1, 1, 1};
   work.type = type;
   work.accumulate = description[MIXPREC_CONTRACT_ACCUMULATE] != 0;
@@ -521,13 +550,7 @@ bool contract(const int64_t *description, char *error, size_t errorSize) {
     for (int i = 0; i + 1 < k.count; ++i)
       work.kSteps.add(k.loops[i]);
   }
-  work.lhs = reinterpret_cast<const char *>(
-      uintptr_t(description[MIXPREC_CONTRACT_LHS]));
-  work.rhs = reinterpret_cast<const char *>(
-      uintptr_t(description[MIXPREC_CONTRACT_RHS]));
-  work.result = reinterpret_cast<float *>(
-      uintptr_t(description[MIXPREC_CONTRACT_RESULT]));
-  work.rounded = nullptr;
+  work.rounds = false;
   int64_t resultType = description[MIXPREC_CONTRACT_RESULT_TYPE];
   if (resultType == MIXPREC_BF16) {
     if (work.accumulate) {
@@ -535,7 +558,7 @@ bool contract(const int64_t *description, char *error, size_t errorSize) {
       return false;
     }
     // The sums go to each task's dense block (m stride n, n stride 1).
-    work.rounded = reinterpret_cast<uint16_t *>(work.result);
+    work.rounds = true;
     work.roundedM = gemm.resultM, work.roundedN = gemm.resultN;
     gemm.resultM = gemm.n, gemm.resultN = 1;
   } else if (resultType != MIXPREC_F32) {
@@ -543,6 +566,9 @@ bool contract(const int64_t *description, char *error, size_t errorSize) {
                   static_cast<long long>(resultType));
     return false;
   }
+  work.rows = work.blocks = work.tasks = 0;
+  work.widen = false;
+  std::memset(work.matmuls, 0, sizeof(work.matmuls));
   int64_t outerCount = work.outer.product();
   if (outerCount == 0 || gemm.m == 0 || gemm.n == 0)
     return true;
@@ -554,7 +580,7 @@ bool contract(const int64_t *description, char *error, size_t errorSize) {
 
   work.rows = rowsPerTask(gemm);
   work.blocks = (gemm.m + work.rows - 1) / work.rows;
-  int64_t tasks = outerCount * work.blocks;
+  work.tasks = outerCount * work.blocks;
   OneOpenMPThread alone(oneDnn());
   // Made here, before the threads start: one matmul per block height, for
   // the first k step and (accumulating) the rest; for bf16 oneDNN's bf16
@@ -563,8 +589,6 @@ bool contract(const int64_t *description, char *error, size_t errorSize) {
   work.widened = gemm;
   work.widened.lhsM = gemm.k, work.widened.lhsK = 1;
   work.widened.rhsK = gemm.n, work.widened.rhsN = 1;
-  work.widen = false;
-  std::memset(work.matmuls, 0, sizeof(work.matmuls));
   bool dotProducts = description[MIXPREC_CONTRACT_BF16_DOT] != 0;
   if (gemm.k > 0) {
     if (type == MIXPREC_F32) {
@@ -574,12 +598,117 @@ bool contract(const int64_t *description, char *error, size_t errorSize) {
       makeMatmuls(work, work.widened, dnnl_f32);
     }
   }
+  return true;
+}
+
+/// Grows `buffers` to what `work`'s tasks need.
+void include(ThreadBuffers &buffers, const Work &work) {
+  for (const auto &shape : work.matmuls)
+    for (const Matmul *matmul : shape)
+      if (matmul && int64_t(matmul->scratchpadBytes) > buffers.scratchpadBytes)
+        buffers.scratchpadBytes = int64_t(matmul->scratchpadBytes);
+  const Gemm &gemm = work.gemm;
+  auto grow = [](int64_t &elements, int64_t needed) {
+    elements = needed > elements ? needed : elements;
+  };
+  if (work.rounds)
+    grow(buffers.sums, work.rows * gemm.n);
+  if (work.widen) {
+    grow(buffers.lhs, work.rows * gemm.k);
+    grow(buffers.rhs, gemm.k * gemm.n);
+  }
+}
+
+pthread_once_t preparedOnce = PTHREAD_ONCE_INIT;
+
+/// Runs `matmul` once on zeros in buffers of its own, freed after: oneDNN
+/// generates some of its kernels on a primitive's first run.
+void warm(const Matmul &matmul) {
+  const OneDnn &library = *oneDnn();
+  const dnnl_memory_desc_t *descs[4] = {&matmul.lhs, &matmul.rhs,
+                                        &matmul.result, &matmul.scratchpad};
+  void *buffers[4] = {};
+  bool ok = true;
+  for (int i = 0; i < 4 && ok; ++i)
+    ok = (buffers[i] = std::calloc(library.memoryDescGetSize(descs[i]) + 1,
+                                   1)) != nullptr;
+  dnnl_stream_t stream = nullptr;
+  dnnl_memory_t memories[4] = {};
+  ok = ok && library.streamCreate(&stream, library.engine,
+                                  dnnl_stream_default_flags) == dnnl_success;
+  for (int i = 0; i < 4 && ok; ++i)
+    ok = library.memoryCreate(&memories[i], descs[i], library.engine,
+                              buffers[i]) == dnnl_success;
+  if (ok) {
+    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, memories[0]},
+                              {DNNL_ARG_WEIGHTS, memories[1]},
+                              {DNNL_ARG_DST, memories[2]},
+                              {DNNL_ARG_SCRATCHPAD, memories[3]}};
+    if (library.primitiveExecute(matmul.primitive, stream, 4, args) ==
+        dnnl_success)
+      library.streamWait(stream);
+  }
+  for (dnnl_memory_t memory : memories)
+    if (memory)
+      library.memoryDestroy(memory);
+  if (stream)
+    library.streamDestroy(stream);
+  for (void *buffer : buffers)
+    std::free(buffer);
+}
+
+void prepareTable() {
+  const int64_t *table = mixprec_cpu_contractions;
+  if (!table)
+    return;
+  const int64_t *description = table + 1;
+  for (int64_t i = 0; i < table[0]; ++i) {
+    Work work;
+    char error[160];
+    if (!plan(description, work, error, sizeof(error))) {
+      std::fprintf(stderr, "mixprec: internal error: %s\n", error);
+      std::abort();
+    }
+    include(prepared, work);
+    OneOpenMPThread alone(oneDnn());
+    for (const auto &shape : work.matmuls)
+      for (const Matmul *matmul : shape)
+        if (matmul)
+          warm(*matmul);
+    description +=
+        MIXPREC_CONTRACT_HEADER_WORDS +
+        MIXPREC_CONTRACT_LOOP_WORDS * description[MIXPREC_CONTRACT_NUM_LOOPS];
+  }
+}
+
+} // namespace
+
+bool contract(const int64_t *description, char *error, size_t errorSize) {
+  Work work;
+  if (!plan(description, work, error, errorSize))
+    return false;
+  if (work.tasks == 0)
+    return true;
+  work.lhs = reinterpret_cast<const char *>(
+      uintptr_t(description[MIXPREC_CONTRACT_LHS]));
+  work.rhs = reinterpret_cast<const char *>(
+      uintptr_t(description[MIXPREC_CONTRACT_RHS]));
+  void *result =
+      reinterpret_cast<void *>(uintptr_t(description[MIXPREC_CONTRACT_RESULT]));
+  work.result = work.rounds ? nullptr : static_cast<float *>(result);
+  work.rounded = work.rounds ? static_cast<uint16_t *>(result) : nullptr;
   int64_t threads = numThreads();
-  parallelFor(tasks, int(threads < tasks ? threads : tasks), runTask, &work);
+  parallelFor(work.tasks, int(threads < work.tasks ? threads : work.tasks),
+              runTask, &work);
   return true;
 }
 
 } // namespace mixprec::cpu
+
+extern "C" int64_t mixprec_cpu_prepare_contractions(void) {
+  pthread_once(&mixprec::cpu::preparedOnce, mixprec::cpu::prepareTable);
+  return mixprec::cpu::prepared.bytes();
+}
 
 // The description comes from the compiler: one it cannot have written is a
 // bug, stopped before it reads memory it does not name.

@@ -36,6 +36,7 @@ namespace mixprec::cpu {
   X(primitiveExecute, dnnl_primitive_execute)                                  \
   X(streamCreate, dnnl_stream_create)                                          \
   X(streamWait, dnnl_stream_wait)                                              \
+  X(streamDestroy, dnnl_stream_destroy)                                        \
   X(memoryCreate, dnnl_memory_create)                                          \
   X(memoryDestroy, dnnl_memory_destroy)
 

@@ -7,6 +7,8 @@ recomputed or moved), on the CPU and on the GPU simulator. A memory budget
 bits; a budget no plan meets is refused with the least it can reach."""
 import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -151,3 +153,57 @@ def test_a_memory_budget_is_a_positive_number_of_bytes(budget):
                                          "bytes > 0, got %s" %
                                          re.escape(repr(budget))):
         compile_decoder(memory_budget=budget)
+
+
+STEPS_AFTER_PREPARING = r"""
+import ctypes, sys
+import numpy as np
+import mixprec
+model = mixprec.Model(sys.argv[1])
+trainer = model.trainer("train", seed=3)
+ctypes.CDLL(None).fflush(None)
+print("-- stepping", flush=True)
+state = {spec.name for spec in model.state} | {"rng_state"}
+batch = [np.zeros(spec.shape, spec.numpy_dtype)
+         for spec in model.function("train").inputs[:-1]
+         if spec.name not in state]
+for _ in range(2):
+    trainer.step(batch, 0.05)
+ctypes.CDLL(None).fflush(None)
+"""
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_contractions_are_made_with_the_trainer_and_their_buffers_planned(
+        tmp_path, precision):
+    """A trainer makes its model's oneDNN matmuls (their kernels generated
+    and run once) before its memory is planned: its steps make none, and
+    the plan counts the buffers each thread grows for them."""
+    if harness.BACKEND == "cuda":
+        pytest.skip("oneDNN runs the CPU's contractions")
+    options = (["--autodiff"] if precision == "fp32"
+               else ["--amp=precision=bf16"])
+    library = build_library(os.path.join(ROOT, "examples", "transformer.mlir"),
+                            str(tmp_path / "model.so"), options)
+    run = subprocess.run(
+        [sys.executable, "-c", STEPS_AFTER_PREPARING, library],
+        env=dict(os.environ, DNNL_VERBOSE="2",
+                 PYTHONPATH=os.path.dirname(os.path.dirname(
+                     os.path.abspath(mixprec.__file__)))),
+        capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    creating, _, stepping = run.stdout.partition("-- stepping")
+    assert "onednn_verbose,create:" in creating, run.stdout[-2000:]
+    assert "onednn_verbose,exec," in stepping, run.stdout[-2000:]
+    assert "onednn_verbose,create:" not in stepping, stepping[:2000]
+
+    model = mixprec.Model(library)
+    trainer = model.trainer("train", seed=3)
+    plans = {}
+    for threads in (1, 2):
+        model.num_threads = threads
+        plans[threads] = trainer.memory_plan
+    per_thread = plans[2].host_bytes - plans[1].host_bytes
+    assert per_thread > 0
+    assert (plans[1].host_bytes - plans[1].state_bytes
+            - plans[1].workspace_bytes) >= per_thread

@@ -205,7 +205,11 @@ def MixprecContractionsToCalls : Pass<"mixprec-contractions-to-calls",
     sums as `arith.truncf` does). Nothing may run in between, as the memory
     plan may have given the bf16 buffer the bytes of a buffer live there.
     A module pass: it declares the runtime function once for all the
-    module's functions.
+    module's functions, and defines `mixprec_cpu_contractions`, a table of
+    the descriptions whose words are all constants (addresses 0; a stride
+    known only at run time leaves its contraction out), from which the
+    runtime makes the GEMMs and sizes its per-thread buffers when a trainer
+    is created, before the memory plan is asked for and the first step.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)

@@ -127,7 +127,8 @@ typedef struct mixprec_memory_plan {
                               loss-scale state and RNG state, held once */
   int64_t workspace_bytes; /* the temporaries of one call */
   int64_t host_bytes;      /* host memory: the state, the step's other
-                              outputs and, on the CPU, the workspace */
+                              outputs and, on the CPU, the workspace and
+                              each thread's buffers for the contractions */
   int64_t device_bytes;    /* CUDA: device memory of a call (its inputs,
                               its outputs that are not updated inputs, the
                               workspace; for a trainer, its state on the

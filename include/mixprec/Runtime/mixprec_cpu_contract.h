@@ -68,6 +68,13 @@ typedef enum mixprec_contract_loop {
 __attribute__((visibility("hidden"))) void
 mixprec_cpu_contract(const int64_t *description);
 
+/* The model's contractions whose words are all known at compile time, for
+ * the runtime to make their GEMMs and size their buffers before the first
+ * call: a count, then that many descriptions one after another, their
+ * address words 0. Weak: absent from a model without contractions. */
+extern __attribute__((weak, visibility("hidden")))
+const int64_t mixprec_cpu_contractions[];
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

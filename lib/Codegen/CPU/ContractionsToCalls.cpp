@@ -30,6 +30,7 @@ using namespace mlir;
 namespace {
 
 constexpr StringLiteral kContractFunction = "mixprec_cpu_contract";
+constexpr StringLiteral kContractionTable = "mixprec_cpu_contractions";
 
 /// The mixprec_dtype of a contraction input the runtime takes, or none.
 std::optional<int64_t> inputTypeCode(Type type) {
@@ -235,12 +236,30 @@ struct ContractionsToCallsPass
     if (found.empty())
       return;
     func::FuncOp callee = contractFunction(module);
+    // The table's first word counts its descriptions.
+    SmallVector<int64_t> table = {0};
     for (auto &[op, kinds] : found)
-      replaceWithCall(op, kinds, callee);
+      replaceWithCall(op, kinds, callee, table);
+    emitTable(module, table);
+  }
+
+  /// The module's static descriptions, addresses 0, for the runtime to make
+  /// their GEMMs and size their buffers before the first call
+  /// (mixprec_cpu_contract.h).
+  void emitTable(ModuleOp module, ArrayRef<int64_t> table) {
+    OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(builder.getI64Type(), table.size());
+    auto value = DenseElementsAttr::get(
+        RankedTensorType::get({int64_t(table.size())}, builder.getI64Type()),
+        table);
+    auto global = LLVM::GlobalOp::create(
+        builder, module.getLoc(), type,
+        /*isConstant=*/true, LLVM::Linkage::External, kContractionTable, value);
+    global.setVisibility_(LLVM::Visibility::Hidden);
   }
 
   void replaceWithCall(linalg::LinalgOp op, ArrayRef<int64_t> kinds,
-                       func::FuncOp callee) {
+                       func::FuncOp callee, SmallVector<int64_t> &table) {
     Location loc = op.getLoc();
     Value output = op.getDpsInitOperand(0)->get();
     bool accumulate = true;
@@ -255,8 +274,8 @@ struct ContractionsToCallsPass
     linalg::GenericOp rounding = accumulate ? nullptr : roundingReader(op);
     OpBuilder builder(rounding ? rounding.getOperation() : op.getOperation());
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    int64_t words = MIXPREC_CONTRACT_HEADER_WORDS +
-                    MIXPREC_CONTRACT_LOOP_WORDS * int64_t(ranges.size());
+    int64_t size = MIXPREC_CONTRACT_HEADER_WORDS +
+                   MIXPREC_CONTRACT_LOOP_WORDS * int64_t(ranges.size());
     Type i64 = builder.getI64Type();
     // On the stack at the function's entry, so a contraction in a loop
     // does not grow it.
@@ -266,32 +285,45 @@ struct ContractionsToCallsPass
       builder.setInsertionPointToStart(
           &op->getParentOfType<func::FuncOp>().getBody().front());
       description =
-          memref::AllocaOp::create(builder, loc, MemRefType::get({words}, i64));
+          memref::AllocaOp::create(builder, loc, MemRefType::get({size}, i64));
     }
-    auto store = [&](int64_t position, Value value) {
+    // The same words for the table, addresses 0; none when a stride is
+    // known only at run time.
+    SmallVector<int64_t> words(size, 0);
+    bool isStatic = true;
+    auto store = [&](int64_t position, Value value,
+                     std::optional<int64_t> known) {
+      if (known)
+        words[position] = *known;
+      else
+        isStatic = false;
       if (value.getType() != i64)
         value = arith::IndexCastOp::create(builder, loc, i64, value);
       Value index = arith::ConstantIndexOp::create(builder, loc, position);
       memref::StoreOp::create(builder, loc, value, description, index);
     };
-    auto constant = [&](int64_t value) -> Value {
-      return arith::ConstantIntOp::create(builder, loc, i64, value);
+    auto storeConstant = [&](int64_t position, int64_t value) {
+      store(position, arith::ConstantIntOp::create(builder, loc, i64, value),
+            value);
     };
 
     Type elementType =
         getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
     int64_t typeCode = *inputTypeCode(elementType);
-    store(MIXPREC_CONTRACT_NUM_LOOPS, constant(int64_t(ranges.size())));
-    store(MIXPREC_CONTRACT_LHS_TYPE, constant(typeCode));
-    store(MIXPREC_CONTRACT_RHS_TYPE, constant(typeCode));
-    store(MIXPREC_CONTRACT_ACCUMULATE, constant(accumulate ? 1 : 0));
-    store(MIXPREC_CONTRACT_BF16_DOT, constant(bf16DotProducts ? 1 : 0));
-    store(MIXPREC_CONTRACT_RESULT_TYPE,
-          constant(rounding ? MIXPREC_BF16 : MIXPREC_F32));
+    storeConstant(MIXPREC_CONTRACT_NUM_LOOPS, int64_t(ranges.size()));
+    storeConstant(MIXPREC_CONTRACT_LHS_TYPE, typeCode);
+    storeConstant(MIXPREC_CONTRACT_RHS_TYPE, typeCode);
+    storeConstant(MIXPREC_CONTRACT_ACCUMULATE, accumulate ? 1 : 0);
+    storeConstant(MIXPREC_CONTRACT_BF16_DOT, bf16DotProducts ? 1 : 0);
+    storeConstant(MIXPREC_CONTRACT_RESULT_TYPE,
+                  rounding ? MIXPREC_BF16 : MIXPREC_F32);
 
-    // Strides of each loop in each operand, 0 where it indexes none.
-    SmallVector<SmallVector<Value>> strides(
-        3, SmallVector<Value>(ranges.size(), constant(0)));
+    // Strides of each loop in each operand, 0 where it indexes none; the
+    // buffer type's where it has them.
+    Value zero = arith::ConstantIntOp::create(builder, loc, i64, 0);
+    SmallVector<SmallVector<std::pair<Value, std::optional<int64_t>>>> strides(
+        3, SmallVector<std::pair<Value, std::optional<int64_t>>>(ranges.size(),
+                                                                 {zero, 0}));
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     for (OpOperand &operand : op->getOpOperands()) {
       unsigned position = operand.getOperandNumber();
@@ -308,20 +340,29 @@ struct ContractionsToCallsPass
                      .getOffset();
       }
       store(MIXPREC_CONTRACT_LHS + position,
-            firstElementAddress(builder, loc, written, offset));
+            firstElementAddress(builder, loc, written, offset), 0);
+      SmallVector<int64_t> staticStrides;
+      int64_t staticOffset;
+      if (failed(cast<MemRefType>(buffer.getType())
+                     .getStridesAndOffset(staticStrides, staticOffset)))
+        staticStrides.assign(metadata.getStrides().size(),
+                             ShapedType::kDynamic);
       for (auto [result, expr] : llvm::enumerate(maps[position].getResults())) {
         unsigned loop = cast<AffineDimExpr>(expr).getPosition();
-        strides[position][loop] = metadata.getStrides()[result];
+        std::optional<int64_t> known;
+        if (!ShapedType::isDynamic(staticStrides[result]))
+          known = staticStrides[result];
+        strides[position][loop] = {metadata.getStrides()[result], known};
       }
     }
     for (auto [loop, kind] : llvm::enumerate(kinds)) {
       int64_t base =
           MIXPREC_CONTRACT_HEADER_WORDS + MIXPREC_CONTRACT_LOOP_WORDS * loop;
-      store(base + MIXPREC_CONTRACT_LOOP_KIND, constant(kind));
-      store(base + MIXPREC_CONTRACT_LOOP_EXTENT, constant(ranges[loop]));
-      store(base + MIXPREC_CONTRACT_LOOP_LHS_STRIDE, strides[0][loop]);
-      store(base + MIXPREC_CONTRACT_LOOP_RHS_STRIDE, strides[1][loop]);
-      store(base + MIXPREC_CONTRACT_LOOP_RESULT_STRIDE, strides[2][loop]);
+      storeConstant(base + MIXPREC_CONTRACT_LOOP_KIND, kind);
+      storeConstant(base + MIXPREC_CONTRACT_LOOP_EXTENT, ranges[loop]);
+      for (int operand = 0; operand < 3; ++operand)
+        store(base + MIXPREC_CONTRACT_LOOP_LHS_STRIDE + operand,
+              strides[operand][loop].first, strides[operand][loop].second);
     }
 
     Value descriptionAddress = memref::ExtractAlignedPointerAsIndexOp::create(
@@ -332,6 +373,10 @@ struct ContractionsToCallsPass
         builder, loc, LLVM::LLVMPointerType::get(builder.getContext()),
         addressWord);
     func::CallOp::create(builder, loc, callee, ValueRange{pointer});
+    if (isStatic) {
+      table.append(words);
+      ++table.front();
+    }
     op->erase();
     if (rounding)
       rounding->erase();

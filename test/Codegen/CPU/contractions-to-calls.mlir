@@ -45,6 +45,10 @@
 // CHECK:         call @mixprec_cpu_contract(%[[POINTER]]) : (!llvm.ptr) -> ()
 // CHECK-NOT:     linalg.matmul
 // CHECK:         func.func private @mixprec_cpu_contract(!llvm.ptr)
+// The table for the runtime to prepare the call before it runs: one
+// description, the same words but for the addresses (0), the strides the
+// buffer types' (A's rows 32, C's 16).
+// CHECK:         llvm.mlir.global external hidden constant @mixprec_cpu_contractions(dense<[1, 3, 0, 0, 0, 0, 0, 0, 1, 0, 1, 64, 32, 0, 16, 2, 16, 0, 1, 1, 3, 32, 1, 16, 0]> : tensor<25xi64>)
 func.func @matmul(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<64x16xf32>)
@@ -254,5 +258,21 @@ func.func @planned(%workspace: memref<16384xi8>) {
     %t = arith.truncf %in : f32 to bf16
     linalg.yield %t : bf16
   }
+  return
+}
+
+// -----
+
+// A stride known only at run time keeps the contraction out of the table:
+// the runtime makes its GEMM on the first call. The table counts only the
+// static one (accumulating: no fill before it).
+
+// CHECK-LABEL: func.func @dynamic_stride(
+// CHECK:         call @mixprec_cpu_contract
+// CHECK:         call @mixprec_cpu_contract
+// CHECK:         llvm.mlir.global external hidden constant @mixprec_cpu_contractions(dense<[1, 3, 0, 0, 1, 0, 0, 0, 1, 0, 1, 8, 4, 0, 16, 2, 16, 0, 1, 1, 3, 4, 1, 16, 0]> : tensor<25xi64>)
+func.func @dynamic_stride(%a: memref<8x4xf32, strided<[?, 1], offset: ?>>, %b: memref<4x16xf32>, %c: memref<8x16xf32>, %s: memref<8x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x4xf32, strided<[?, 1], offset: ?>>, memref<4x16xf32>) outs(%c : memref<8x16xf32>)
+  linalg.matmul ins(%s, %b : memref<8x4xf32>, memref<4x16xf32>) outs(%c : memref<8x16xf32>)
   return
 }
