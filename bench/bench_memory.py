@@ -15,14 +15,16 @@ heads, context 256, batch 8, vocabulary 512, 10.9 M parameters) and
 Each figure is measured in a process of its own, a few steps after the model
 and a batch exist:
 
-- CPU: the growth of the process's peak resident memory (VmHWM) over its
-  resident memory once the model (and for mixprec the library) is loaded:
-  `mixprec-run train --memory-report` for the examples, a Python process for
-  the decoders and PyTorch (both with torch and mixprec.torch imported
-  before). Both settle the process first: free heap pages go back to the
-  system and every read-only page of the loaded files (code, constant
-  tables) is made resident, so neither system's first step is charged
-  for the shared code it runs. mpt.compile imports the module by running it
+- CPU, one thread for both systems: the growth of the process's peak
+  resident memory (VmHWM) over its resident memory once the model (and for
+  mixprec the library, and a first trainer of it, which generates the
+  kernels of its contractions) is loaded: `mixprec-run train
+  --memory-report` for the examples, a Python process for the decoders and
+  PyTorch (both with torch and mixprec.torch imported before). Both settle
+  the process first: free heap pages go back to the system and every
+  read-only page of the loaded files (code, constant tables) is made
+  resident, so neither system's first step is charged for the shared code
+  it runs. mpt.compile imports the module by running it
   under PyTorch; what is measured is a second trainer of the library it
   compiled, created after that (its state is counted) and stepped.
 - CUDA: the GPU simulator's `peak_device_bytes` (MIXPREC_GPUSIM_REPORT),

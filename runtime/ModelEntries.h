@@ -161,6 +161,13 @@ mixprec_workspace_acquire(const mixprec_model_entry *entry);
 __attribute__((visibility("hidden"))) void
 mixprec_workspace_release(void *workspace);
 
+/* `bytes` of zeros in pages of their own (runtime/Pages.cpp), null when
+ * there is no memory; freed with the same size. */
+__attribute__((visibility("hidden"))) void *
+mixprec_pages_allocate(size_t bytes);
+__attribute__((visibility("hidden"))) void mixprec_pages_free(void *pages,
+                                                              size_t bytes);
+
 /* A CPU model's contractions (mixprec_cpu_contract.h) made ready for its
  * first call, once per process: their oneDNN matmuls, JIT-compiled now.
  * Returns the bytes each thread that runs them holds for them (scratchpads,

@@ -127,6 +127,11 @@ void *allocateZeroed(size_t bytes) {
   return memory;
 }
 
+/// `bytes` (at least 1) rounded up to a multiple of 64.
+size_t alignedBytes(size_t bytes) {
+  return ((bytes ? bytes : 1) + 63) / 64 * 64;
+}
+
 //===----------------------------------------------------------------------===//
 // Initial values
 //===----------------------------------------------------------------------===//
@@ -354,12 +359,21 @@ void mixprec_trainer_destroy(mixprec_trainer *trainer) {
     return;
   for (int32_t i = 0; trainer->buffers && i < trainer->numBuffers; ++i)
     mixprec_resident_remove(trainer->buffers[i]);
+  // A step swaps a tensor's buffer and its updated one: either may be in
+  // the block.
+  auto freeOutsideBlock = [trainer](void *buffer) {
+    uintptr_t address = reinterpret_cast<uintptr_t>(buffer);
+    uintptr_t block = reinterpret_cast<uintptr_t>(trainer->stateBlock);
+    if (address - block >= trainer->stateBlockBytes)
+      std::free(buffer);
+  };
   for (int32_t i = 0; i < mixprec_model_num_states; ++i) {
     if (trainer->state)
-      std::free(trainer->state[i]);
+      freeOutsideBlock(trainer->state[i]);
     if (trainer->updated)
-      std::free(trainer->updated[i]);
+      freeOutsideBlock(trainer->updated[i]);
   }
+  mixprec_pages_free(trainer->stateBlock, trainer->stateBlockBytes);
   std::free(trainer->state);
   std::free(trainer->updated);
   std::free(trainer->buffers);
@@ -416,11 +430,19 @@ mixprec_status mixprec_trainer_create(const char *step, uint64_t seed,
            size_t(function.num_inputs) + 1, sizeof(mixprec_tensor)))) &&
       (created->outputs = static_cast<mixprec_tensor *>(
            std::calloc(size_t(function.num_outputs), sizeof(mixprec_tensor))));
-  for (int32_t i = 0; allocated && i < mixprec_model_num_states; ++i) {
-    size_t bytes = bytesOf(*mixprec_model_states[i].spec);
-    allocated = (created->state[i] = allocateZeroed(bytes));
-    if (allocated)
+  size_t blockBytes = 0;
+  for (int32_t i = 0; i < mixprec_model_num_states; ++i)
+    blockBytes += alignedBytes(bytesOf(*mixprec_model_states[i].spec));
+  allocated = allocated && (created->stateBlock = static_cast<char *>(
+                                mixprec_pages_allocate(blockBytes)));
+  if (allocated) {
+    created->stateBlockBytes = blockBytes;
+    size_t offset = 0;
+    for (int32_t i = 0; i < mixprec_model_num_states; ++i) {
+      created->state[i] = created->stateBlock + offset;
       initialize(mixprec_model_states[i], created->state[i]);
+      offset += alignedBytes(bytesOf(*mixprec_model_states[i].spec));
+    }
   }
   if (!allocated) {
     mixprec_trainer_destroy(created);

@@ -15,6 +15,10 @@ struct mixprec_trainer {
   // The current value of each state tensor, which the step updates in
   // place (a failed or refused step leaves it as it was).
   void **state;
+  // Where the state is allocated: one block of pages of its own, each
+  // tensor 64-byte aligned (runtime/Pages.cpp).
+  char *stateBlock;
+  size_t stateBlockBytes;
   // Where the step writes a state tensor it does not read (the skipped and
   // finite flags), swapped in after a step that succeeds; null for others.
   void **updated;

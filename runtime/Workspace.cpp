@@ -2,8 +2,8 @@
 //
 // The compiled code updates state in place and plans its temporaries in one
 // workspace (docs/design.md §12). The trampolines call these to give it the
-// buffers: inputs that outputs live in, and the workspace, of which the
-// library keeps one between calls. C library only.
+// buffers: inputs that outputs live in, and the workspace (in pages of its
+// own), of which the library keeps one between calls. C library only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +26,8 @@ size_t &capacityOf(void *workspace) {
 
 void destroy(void *workspace) {
   if (workspace)
-    std::free(static_cast<char *>(workspace) - kHeaderBytes);
+    mixprec_pages_free(static_cast<char *>(workspace) - kHeaderBytes,
+                       kHeaderBytes + capacityOf(workspace));
 }
 
 // The workspace released last, taken by the next call (a concurrent call
@@ -67,8 +68,8 @@ void *mixprec_workspace_acquire(const mixprec_model_entry *entry) {
   if (workspace && capacityOf(workspace) >= bytes)
     return workspace;
   destroy(workspace);
-  void *block = nullptr;
-  if (posix_memalign(&block, kHeaderBytes, kHeaderBytes + bytes) != 0) {
+  void *block = mixprec_pages_allocate(kHeaderBytes + bytes);
+  if (!block) {
     mixprec_fail(MIXPREC_INTERNAL,
                  "%s: out of memory allocating its %zu-byte workspace",
                  entry->function.name, bytes);

@@ -224,11 +224,85 @@ struct ThreadBuffers {
 };
 ThreadBuffers prepared;
 
+/// Replaces `buffer` of `bytes` bytes, scratch whose values are not kept,
+/// by one of `grown` bytes in pages of its own; false, with `buffer` null
+/// and `bytes` 0, when there is no memory.
+bool regrow(void *&buffer, size_t &bytes, size_t grown) {
+  mixprec_pages_free(buffer, bytes);
+  buffer = mixprec_pages_allocate(grown);
+  bytes = buffer ? grown : 0;
+  return buffer != nullptr;
+}
+
 // Each thread's stream and scratchpad (plain data: no destructors).
 __thread dnnl_stream_t threadStream = nullptr;
 __thread void *threadScratchpad = nullptr;
 __thread size_t threadScratchpadBytes = 0;
 __thread bool threadAlone = false;
+
+/// A thread's oneDNN memory objects for a matmul's operands, made once and
+/// pointed at each call's buffers: oneDNN allocates every object (aligned),
+/// and a call that made and freed its own would scatter them over the heap.
+struct Bound {
+  const Matmul *matmul;
+  dnnl_memory_t memories[4]; // lhs, rhs, result, scratchpad
+};
+__thread Bound *threadBound = nullptr;
+__thread int64_t threadBoundCount = 0, threadBoundCapacity = 0;
+
+/// This thread's memory objects for `matmul`; null when oneDNN fails.
+const Bound *bind(const OneDnn &library, const Matmul &matmul) {
+  for (int64_t i = 0; i < threadBoundCount; ++i)
+    if (threadBound[i].matmul == &matmul)
+      return &threadBound[i];
+  if (threadBoundCount == threadBoundCapacity) {
+    int64_t capacity = threadBoundCapacity ? 2 * threadBoundCapacity : 16;
+    void *grown = std::realloc(threadBound, size_t(capacity) * sizeof(Bound));
+    if (!grown)
+      return nullptr;
+    threadBound = static_cast<Bound *>(grown);
+    threadBoundCapacity = capacity;
+  }
+  Bound bound = {&matmul, {}};
+  const dnnl_memory_desc_t *descs[4] = {&matmul.lhs, &matmul.rhs,
+                                        &matmul.result, &matmul.scratchpad};
+  for (int i = 0; i < 4; ++i)
+    if (library.memoryCreate(&bound.memories[i], descs[i], library.engine,
+                             DNNL_MEMORY_NONE) != dnnl_success) {
+      for (dnnl_memory_t memory : bound.memories)
+        if (memory)
+          library.memoryDestroy(memory);
+      return nullptr;
+    }
+  threadBound[threadBoundCount] = bound;
+  return &threadBound[threadBoundCount++];
+}
+
+/// Runs `matmul` on this thread's stream with these buffers; false when
+/// oneDNN fails.
+bool execute(const OneDnn &library, const Matmul &matmul, const void *lhs,
+             const void *rhs, float *result, void *scratchpad) {
+  if (!threadStream &&
+      library.streamCreate(&threadStream, library.engine,
+                           dnnl_stream_default_flags) != dnnl_success)
+    return false;
+  const Bound *bound = bind(library, matmul);
+  if (!bound)
+    return false;
+  void *buffers[4] = {const_cast<void *>(lhs), const_cast<void *>(rhs), result,
+                      scratchpad};
+  for (int i = 0; i < 4; ++i)
+    if (library.memorySetDataHandle(bound->memories[i], buffers[i]) !=
+        dnnl_success)
+      return false;
+  dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, bound->memories[0]},
+                            {DNNL_ARG_WEIGHTS, bound->memories[1]},
+                            {DNNL_ARG_DST, bound->memories[2]},
+                            {DNNL_ARG_SCRATCHPAD, bound->memories[3]}};
+  return library.primitiveExecute(matmul.primitive, threadStream, 4, args) ==
+             dnnl_success &&
+         library.streamWait(threadStream) == dnnl_success;
+}
 
 /// Runs `matmul` on this thread; false when oneDNN fails (the caller
 /// computes the block itself).
@@ -241,43 +315,14 @@ bool run(const Matmul &matmul, const void *lhs, const void *rhs,
     library.ompSetNumThreads(1);
     threadAlone = true;
   }
-  if (!threadStream &&
-      library.streamCreate(&threadStream, library.engine,
-                           dnnl_stream_default_flags) != dnnl_success)
-    return false;
   if (threadScratchpadBytes < matmul.scratchpadBytes) {
     size_t bytes = size_t(prepared.scratchpadBytes) > matmul.scratchpadBytes
                        ? size_t(prepared.scratchpadBytes)
                        : matmul.scratchpadBytes;
-    void *grown = std::realloc(threadScratchpad, bytes);
-    if (!grown)
+    if (!regrow(threadScratchpad, threadScratchpadBytes, bytes))
       return false;
-    threadScratchpad = grown;
-    threadScratchpadBytes = bytes;
   }
-  dnnl_memory_t memories[4] = {};
-  bool ok =
-      library.memoryCreate(&memories[0], &matmul.lhs, library.engine,
-                           const_cast<void *>(lhs)) == dnnl_success &&
-      library.memoryCreate(&memories[1], &matmul.rhs, library.engine,
-                           const_cast<void *>(rhs)) == dnnl_success &&
-      library.memoryCreate(&memories[2], &matmul.result, library.engine,
-                           result) == dnnl_success &&
-      library.memoryCreate(&memories[3], &matmul.scratchpad, library.engine,
-                           threadScratchpad) == dnnl_success;
-  if (ok) {
-    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, memories[0]},
-                              {DNNL_ARG_WEIGHTS, memories[1]},
-                              {DNNL_ARG_DST, memories[2]},
-                              {DNNL_ARG_SCRATCHPAD, memories[3]}};
-    ok = library.primitiveExecute(matmul.primitive, threadStream, 4, args) ==
-             dnnl_success &&
-         library.streamWait(threadStream) == dnnl_success;
-  }
-  for (dnnl_memory_t memory : memories)
-    if (memory)
-      library.memoryDestroy(memory);
-  return ok;
+  return execute(library, matmul, lhs, rhs, result, threadScratchpad);
 }
 
 float load(const char *base, int64_t index, int64_t type) {
@@ -329,12 +374,12 @@ bool reserve(float *&buffer, int64_t &elements, int64_t needed,
   if (elements >= needed)
     return true;
   needed = planned > needed ? planned : needed;
-  void *grown = std::realloc(buffer, size_t(needed) * sizeof(float));
-  if (!grown)
-    return false;
-  buffer = static_cast<float *>(grown);
-  elements = needed;
-  return true;
+  void *pages = buffer;
+  size_t bytes = size_t(elements) * sizeof(float);
+  bool ok = regrow(pages, bytes, size_t(needed) * sizeof(float));
+  buffer = static_cast<float *>(pages);
+  elements = int64_t(bytes / sizeof(float));
+  return ok;
 }
 
 /// Widens `rows` rows of the bf16 LHS and the RHS into this thread's dense
@@ -622,7 +667,8 @@ void include(ThreadBuffers &buffers, const Work &work) {
 pthread_once_t preparedOnce = PTHREAD_ONCE_INIT;
 
 /// Runs `matmul` once on zeros in buffers of its own, freed after: oneDNN
-/// generates some of its kernels on a primitive's first run.
+/// generates some of its kernels on a primitive's first run (and this
+/// thread's memory objects for it are made).
 void warm(const Matmul &matmul) {
   const OneDnn &library = *oneDnn();
   const dnnl_memory_desc_t *descs[4] = {&matmul.lhs, &matmul.rhs,
@@ -632,27 +678,9 @@ void warm(const Matmul &matmul) {
   for (int i = 0; i < 4 && ok; ++i)
     ok = (buffers[i] = std::calloc(library.memoryDescGetSize(descs[i]) + 1,
                                    1)) != nullptr;
-  dnnl_stream_t stream = nullptr;
-  dnnl_memory_t memories[4] = {};
-  ok = ok && library.streamCreate(&stream, library.engine,
-                                  dnnl_stream_default_flags) == dnnl_success;
-  for (int i = 0; i < 4 && ok; ++i)
-    ok = library.memoryCreate(&memories[i], descs[i], library.engine,
-                              buffers[i]) == dnnl_success;
-  if (ok) {
-    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, memories[0]},
-                              {DNNL_ARG_WEIGHTS, memories[1]},
-                              {DNNL_ARG_DST, memories[2]},
-                              {DNNL_ARG_SCRATCHPAD, memories[3]}};
-    if (library.primitiveExecute(matmul.primitive, stream, 4, args) ==
-        dnnl_success)
-      library.streamWait(stream);
-  }
-  for (dnnl_memory_t memory : memories)
-    if (memory)
-      library.memoryDestroy(memory);
-  if (stream)
-    library.streamDestroy(stream);
+  if (ok)
+    execute(library, matmul, buffers[0], buffers[1],
+            static_cast<float *>(buffers[2]), buffers[3]);
   for (void *buffer : buffers)
     std::free(buffer);
 }
@@ -698,6 +726,7 @@ bool contract(const int64_t *description, char *error, size_t errorSize) {
   work.result = work.rounds ? nullptr : static_cast<float *>(result);
   work.rounded = work.rounds ? static_cast<uint16_t *>(result) : nullptr;
   int64_t threads = numThreads();
+  OneOpenMPThread alone(oneDnn());
   parallelFor(work.tasks, int(threads < work.tasks ? threads : work.tasks),
               runTask, &work);
   return true;

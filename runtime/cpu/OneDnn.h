@@ -36,9 +36,9 @@ namespace mixprec::cpu {
   X(primitiveExecute, dnnl_primitive_execute)                                  \
   X(streamCreate, dnnl_stream_create)                                          \
   X(streamWait, dnnl_stream_wait)                                              \
-  X(streamDestroy, dnnl_stream_destroy)                                        \
   X(memoryCreate, dnnl_memory_create)                                          \
-  X(memoryDestroy, dnnl_memory_destroy)
+  X(memoryDestroy, dnnl_memory_destroy)                                        \
+  X(memorySetDataHandle, dnnl_memory_set_data_handle)
 
 struct OneDnn {
 #define MIXPREC_ONEDNN_FIELD(field, symbol) decltype(&symbol) field;

@@ -30,7 +30,9 @@ bool resetPeakResidentMemory();
 ///   BLAS): what the first step runs for the first time is file-backed and
 ///   shared, not memory a plan places;
 /// - the heap's free pages go back to the system, so the trainer's state is
-///   counted even where malloc places it on pages freed before.
+///   counted even where malloc places it on pages freed before;
+/// - the stack's first 256 KiB below the caller become resident: the stack
+///   is the process's, as its code is.
 void settleResidentMemory();
 
 } // namespace mixprec

@@ -543,6 +543,8 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  // Before anything is printed: stdout's buffer is not the trainer's.
+  ResidentMemory after = residentMemory();
   std::printf("trained %lld steps of %lld samples in %.3f s (%.0f samples/s)"
               ", final loss %.6f",
               (long long)options.steps, (long long)batchSize, seconds,
@@ -558,7 +560,7 @@ int runTrain(const ModelLibrary &library, const TrainOptions &options) {
     std::printf("peak GPU memory %.3f MiB\n",
                 double(peakDeviceBytes) / (1 << 20));
   if (!options.memoryReport.empty()) {
-    int64_t growth = measured ? residentMemory().peak - before.current : -1;
+    int64_t growth = measured ? after.peak - before.current : -1;
     if (std::string problem = reportMemory(
             abi, trainer, growth, peakDeviceBytes, options.memoryReport);
         !problem.empty())
