@@ -79,7 +79,8 @@ def train(name, precision, budget, steps):
     env = dict(os.environ, MIXPREC_BUILD=str(BUILD),
                PYTHONPATH=os.pathsep.join([str(ROOT / "python"),
                                            str(ROOT / "bench")]),
-               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MIXPREC_NUM_THREADS="1")
     script = TRAIN % {"bench": str(ROOT / "bench"),
                       "args": (name, precision, budget, steps)}
     done = subprocess.run([PYTHON, "-c", script], env=env,

@@ -26,6 +26,8 @@ static const std::map<std::string, std::string> &opsWithoutAdjoint() {
       "a backward op, built by an adjoint: no second-order gradients";
   static const std::string training =
       "a training op, inserted after the gradients: not on the loss's path";
+  static const std::string mask =
+      "a mask in and out: no float to differentiate";
   static const std::map<std::string, std::string> table = {
       {"mixprec.parameter", noResults},
       {"mixprec.buffer", noResults},
@@ -54,6 +56,7 @@ static const std::map<std::string, std::string> &opsWithoutAdjoint() {
       {"mixprec.sgd_update", training},
       {"mixprec.adam_update", training},
       {"mixprec.increment", training},
+      {"mixprec.logical_not", mask},
   };
   return table;
 }

@@ -79,6 +79,7 @@ static const std::map<std::string, AutocastCategory> &expectedCategories() {
       {"mixprec.abs", AutocastCategory::Follow},
       {"mixprec.clamp", AutocastCategory::Follow},
       {"mixprec.sqrt", AutocastCategory::Follow},
+      {"mixprec.logical_not", AutocastCategory::Follow},
       {"mixprec.reduce_max", AutocastCategory::Follow},
       {"mixprec.reshape", AutocastCategory::Follow},
       {"mixprec.transpose", AutocastCategory::Follow},

@@ -211,6 +211,21 @@ func.func @f(%x: tensor<10x10xi32>) -> tensor<10x10xf32> {
     assert torch.equal(y, labels.float())
 
 
+def test_logical_not_and_a_mask_as_float():
+    # A padding mask negated, returned as it is and as 0 and 1.
+    mask = random(SHAPE, "f32", 12) > 0
+    m, f = tensor_type(SHAPE, "i1"), tensor_type(SHAPE, "f32")
+    text = """
+func.func @f(%m: {m}) -> ({m}, {f}) {{
+  %keep = mixprec.logical_not %m : {m}
+  %k = mixprec.cast %keep : {m} to {f}
+  return %keep, %k : {m}, {f}
+}}""".format(m=m, f=f)
+    keep, k = run(text, "f", [mask])
+    assert torch.equal(keep, ~mask)
+    assert torch.equal(k, (~mask).float())
+
+
 def test_constant():
     text = """
 func.func @f() -> tensor<2x3xf16> {

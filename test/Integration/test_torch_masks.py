@@ -1,10 +1,14 @@
-"""masked_fill and torch.where with constant masks against PyTorch where an
-operand is infinite. The importer selects (mixprec.where) rather than
-blending (x * c + y * (1 - c) gives inf * 0 = NaN), so scores filled with
--inf by two overlapping masks, torch.where(mask, scores, -inf) and an f16
--inf fill train as in PyTorch: from the same weights on the same batches,
-the same finite loss at each SGD step and the same parameters after, on the
-CPU and on the CUDA backend (GPU simulator)."""
+"""masked_fill and torch.where against PyTorch where an operand is
+infinite, with constant masks and with padding masks given with the batch.
+The importer selects (mixprec.where) rather than blending (x * c + y * (1 -
+c) gives inf * 0 = NaN), so scores filled with -inf by two overlapping
+masks, torch.where(mask, scores, -inf) and an f16 -inf fill train as in
+PyTorch: from the same weights on the same batches, the same finite loss at
+each SGD step and the same parameters after, on the CPU and on the CUDA
+backend (GPU simulator). A transformer encoder given a bool padding mask
+with each batch (src_key_padding_mask, masked mean pooling over ~mask),
+whose lengths differ from batch to batch, trains as PyTorch in FP32 and
+learns in bf16 AMP."""
 import copy
 import os
 import shutil
@@ -117,3 +121,85 @@ def test_infinite_fill_trains_as_pytorch(name, target):
     for key, value in reference.state_dict().items():
         assert torch.allclose(state[key], value, rtol=1e-5, atol=1e-6), (
             key, (state[key] - value).abs().max().item())
+
+
+VOCABULARY, WIDTH, HEADS, LENGTH, PAD = 40, 32, 4, 12, 0
+
+
+class PaddedEncoder(nn.Module):
+    """Token ids padded to LENGTH, the padding mask given with the batch:
+    an encoder that attends to the tokens alone, their mean (the padding
+    left out) and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCABULARY, WIDTH)
+        self.position = nn.Parameter(torch.randn(LENGTH, WIDTH) * 0.1)
+        layer = nn.TransformerEncoderLayer(WIDTH, HEADS, 2 * WIDTH,
+                                           dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2)
+        self.head = nn.Linear(WIDTH, CLASSES)
+
+    def forward(self, tokens, padding):
+        h = self.embed(tokens) + self.position
+        h = self.encoder(h, src_key_padding_mask=padding)
+        keep = (~padding).unsqueeze(-1).float()
+        return self.head((h * keep).sum(1) / keep.sum(1))
+
+
+def padded_loss(model, tokens, padding, labels):
+    return F.cross_entropy(model(tokens, padding), labels)
+
+
+def padded_batches(count):
+    """Batches of 3 to LENGTH tokens a row, padded with PAD; the lengths
+    differ from row to row and from batch to batch."""
+    generator = torch.Generator().manual_seed(4)
+    result = []
+    for _ in range(count):
+        lengths = torch.randint(3, LENGTH + 1, (ROWS,), generator=generator)
+        padding = torch.arange(LENGTH)[None, :] >= lengths[:, None]
+        tokens = torch.randint(1, VOCABULARY, (ROWS, LENGTH),
+                               generator=generator).masked_fill(padding, PAD)
+        labels = torch.randint(0, CLASSES, (ROWS,), generator=generator)
+        result.append((tokens, padding, labels))
+    return result
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_padding_mask_from_the_batch_trains_as_pytorch(target):
+    torch.manual_seed(0)
+    model = PaddedEncoder()
+    reference = copy.deepcopy(model)
+    data = padded_batches(STEPS)
+    assert len({int(padding.sum()) for _, padding, _ in data}) > 1
+    trainer = mpt.compile(model, padded_loss, data[0],
+                          torch.optim.SGD(model.parameters(), lr=0.1),
+                          target=target,
+                          arch="sm_90" if target == "cuda" else None)
+    assert "mixprec.logical_not" in trainer.text
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for step, batch in enumerate(data):
+        optimizer.zero_grad()
+        expected = padded_loss(reference, *batch)
+        expected.backward()
+        optimizer.step()
+        assert trainer.step(*batch) == pytest.approx(expected.item(),
+                                                     rel=1e-5), step
+    state = trainer.state_dict()
+    for key, value in reference.state_dict().items():
+        assert torch.allclose(state[key], value, rtol=1e-4, atol=1e-5), (
+            key, (state[key] - value).abs().max().item())
+
+
+def test_a_padding_mask_from_the_batch_learns_in_bf16():
+    torch.manual_seed(0)
+    model = PaddedEncoder()
+    data = padded_batches(4)
+    trainer = mpt.compile(model, padded_loss, data[0],
+                          torch.optim.Adam(model.parameters(), lr=0.01),
+                          precision="bf16")
+    first = [trainer.step(*batch) for batch in data]
+    for _ in range(10):
+        last = [trainer.step(*batch) for batch in data]
+    assert sum(last) < 0.5 * sum(first), (first, last)

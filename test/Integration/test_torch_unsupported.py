@@ -668,9 +668,10 @@ def test_message_reads_as_the_documented_example():
 def test_the_reason_follows_on_its_own_line():
     lines = str(refusal(WhereNet())).splitlines()
     assert len(lines) == 2
-    assert lines[1] == ("  masks and conditions must not depend on the "
-                        "inputs or parameters (a constant mask, such as a "
-                        "causal mask built from shapes, is supported)")
+    assert lines[1] == ("  masks and conditions are not computed from the "
+                        "inputs or parameters (a bool mask given with the "
+                        "batch, or a constant one such as a causal mask "
+                        "built from shapes, is supported)")
     lines = str(refusal(ControlFlowNet())).splitlines()
     assert lines[1].startswith("  a Python if, while, and/or or bool() on a "
                                "tensor: symbolically traced variables")

@@ -150,6 +150,12 @@ static Value whereBody(WhereOp, OpBuilder &b, Location loc, ValueRange args) {
   return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
 }
 
+static Value logicalNotBody(LogicalNotOp, OpBuilder &b, Location loc,
+                            ValueRange args) {
+  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  return arith::XOrIOp::create(b, loc, args[0], yes);
+}
+
 static Value geluBody(GeluOp op, OpBuilder &b, Location loc, ValueRange args) {
   Type f32 = b.getF32Type();
   Value x = args[0];
@@ -196,6 +202,7 @@ void mixprec::populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
                ElementwiseLowering<ReluOp, reluBody>,
                ElementwiseLowering<GeluOp, geluBody>,
                ElementwiseLowering<ClampOp, clampBody>,
-               ElementwiseLowering<WhereOp, whereBody>, CastLowering,
+               ElementwiseLowering<WhereOp, whereBody>,
+               ElementwiseLowering<LogicalNotOp, logicalNotBody>, CastLowering,
                ConstantLowering>(patterns.getContext());
 }

@@ -17,9 +17,11 @@ def _attention_mask(ctx, mask, length):
     if mask is None:
         return None
     if isinstance(mask, Value):
-        raise ctx.unsupported("an attention mask computed from the data",
-                              "the mask must not depend on the inputs or "
-                              "parameters")
+        raise ctx.unsupported("an attention mask that is not constant",
+                              "attn_mask must be constant (a causal mask "
+                              "built from shapes); a padding mask given with "
+                              "the batch goes in key_padding_mask or "
+                              "src_key_padding_mask")
     if mask.dim() != 2 or tuple(mask.shape) != (length, length):
         raise ctx.unsupported("an attention mask of shape %s" %
                               list(mask.shape), "it must be [L, L]")
@@ -28,9 +30,27 @@ def _attention_mask(ctx, mask, length):
     return mask.to(torch.float32)
 
 
-def self_attention(ctx, m, x, mask, batch_first):
+def _padding_mask(ctx, mask, batch, length):
+    """The [B, 1, 1, L] i1 value of a bool key padding mask ([B, L], true
+    at the keys no query attends to), given with the batch or constant."""
+    if mask is None:
+        return None
+    if isinstance(mask, Value):
+        if mask.dtype != "i1":
+            raise ctx.unsupported("a key padding mask of dtype %s" %
+                                  mask.dtype, "it must be a bool tensor")
+    elif mask.dtype != torch.bool:
+        raise ctx.unsupported("a key padding mask of dtype %s" % mask.dtype,
+                              "it must be a bool tensor")
+    if tuple(mask.shape) != (batch, length):
+        raise ctx.unsupported("a key padding mask of shape %s" %
+                              list(mask.shape), "it must be [B, L]")
+    return ctx.ops.reshape(ctx.value(mask), (batch, 1, 1, length))
+
+
+def self_attention(ctx, m, x, mask, batch_first, padding=None):
     """The output of `m` (nn.MultiheadAttention) on x attending to
-    itself."""
+    itself; `padding`, a bool [B, L], masks keys out."""
     if not m._qkv_same_embed_dim or m.bias_k is not None or m.add_zero_attn:
         raise ctx.unsupported("nn.MultiheadAttention with kdim/vdim, "
                               "add_bias_kv or add_zero_attn")
@@ -56,6 +76,10 @@ def self_attention(ctx, m, x, mask, batch_first):
     additive = _attention_mask(ctx, mask, length)
     if additive is not None:
         scores = ops.binary("add", scores, ctx.value(additive, scores))
+    # PyTorch adds -inf at the padded keys; a select gives the same scores.
+    padded = _padding_mask(ctx, padding, batch, length)
+    if padded is not None:
+        scores = ops.where(padded, ctx.value(float("-inf"), scores), scores)
     probs = ops.softmax("softmax", scores, 3)
     probs = functions.dropout(ctx, probs, m.dropout, m.training)
     context = ops.transpose(ops.matmul(probs, v), (0, 2, 1, 3))
@@ -73,11 +97,9 @@ def multihead_attention(ctx, query, key, value, key_padding_mask=None,
     if not (query is key is value):
         raise ctx.unsupported("nn.MultiheadAttention other than "
                               "self-attention (query, key and value differ)")
-    if key_padding_mask is not None:
-        raise ctx.unsupported("nn.MultiheadAttention with key_padding_mask")
     x = functions.float_operand(ctx, query)
     out = self_attention(ctx, ctx.module, x, attn_mask,
-                         ctx.module.batch_first)
+                         ctx.module.batch_first, key_padding_mask)
     return (out, Unavailable("the attention weights of "
                              "nn.MultiheadAttention (need_weights)"))
 
@@ -103,10 +125,10 @@ def _activation(ctx, layer, x):
                           % (activation,))
 
 
-def encoder_layer(ctx, layer, x, mask):
+def encoder_layer(ctx, layer, x, mask, padding):
     def attention(h):
         out = self_attention(ctx, layer.self_attn, h, mask,
-                             layer.self_attn.batch_first)
+                             layer.self_attn.batch_first, padding)
         return _call(ctx, layer.dropout1, out)
 
     def feed_forward(h):
@@ -125,22 +147,16 @@ def encoder_layer(ctx, layer, x, mask):
 @lowers_module(nn.TransformerEncoderLayer)
 def transformer_encoder_layer(ctx, src, src_mask=None,
                               src_key_padding_mask=None):
-    if src_key_padding_mask is not None:
-        raise ctx.unsupported("nn.TransformerEncoderLayer with "
-                              "src_key_padding_mask")
-    return encoder_layer(ctx, ctx.module,
-                         functions.float_operand(ctx, src), src_mask)
+    return encoder_layer(ctx, ctx.module, functions.float_operand(ctx, src),
+                         src_mask, src_key_padding_mask)
 
 
 @lowers_module(nn.TransformerEncoder)
 def transformer_encoder(ctx, src, mask=None, src_key_padding_mask=None):
-    if src_key_padding_mask is not None:
-        raise ctx.unsupported("nn.TransformerEncoder with "
-                              "src_key_padding_mask")
     x = functions.float_operand(ctx, src)
     for index, layer in enumerate(ctx.module.layers):
         x = encoder_layer(ctx.within(layer, "layers.%d" % index), layer, x,
-                          mask)
+                          mask, src_key_padding_mask)
     if ctx.module.norm is not None:
         x = _call(ctx, ctx.module.norm, x)
     return x

@@ -229,6 +229,9 @@ class Ops:
             name, x.name, " {%s}" % attrs if attrs else "", x.type),
             x.shape, x.dtype)
 
+    def logical_not(self, x):
+        return self.unary("logical_not", x)
+
     def clamp(self, x, min=None, max=None, strict=False):
         """mixprec.clamp with the number bounds given (at least one);
         `strict`: the gradient stops at a tie with a bound (hardtanh's)."""

@@ -20,8 +20,16 @@ def float_operand(ctx, x, like=None, what="operand"):
 
 
 def _operands(ctx, a, b):
-    like = a if isinstance(a, Value) else b
-    return float_operand(ctx, a, like), float_operand(ctx, b, like)
+    """Two float operands; a bool mask among them is promoted to the other's
+    float type, as PyTorch promotes it."""
+    floats = [v for v in (a, b) if isinstance(v, Value) and v.is_float]
+    like = floats[0] if floats else a if isinstance(a, Value) else b
+
+    def operand(x):
+        if isinstance(x, Value) and x.dtype == "i1" and like.is_float:
+            return ctx.ops.cast(x, like.dtype)
+        return float_operand(ctx, x, like)
+    return operand(a), operand(b)
 
 
 def _axis(dim, rank):
@@ -539,7 +547,8 @@ def constant_like(ctx, input, *args, **kwargs):
     return ctx.example
 
 
-# Masks: only constant masks (built from shapes, such as a causal mask).
+# Masks: constant ones (built from shapes, such as a causal mask) and bool
+# tensors of the batch; comparing tensors is not computed.
 _COMPARISONS = {operator.lt: "operator <", operator.le: "operator <=",
                 operator.gt: "operator >", operator.ge: "operator >=",
                 operator.eq: "operator ==", operator.ne: "operator !=",
@@ -555,36 +564,48 @@ def comparison(ctx, input, other):
     return Unavailable(
         "a mask computed from the data (%s)" % _COMPARISONS.get(
             target, "Tensor.%s" % target),
-        "masks and conditions must not depend on the inputs or parameters "
-        "(a constant mask, such as a causal mask built from shapes, is "
-        "supported)")
+        "masks and conditions are not computed from the inputs or "
+        "parameters (a bool mask given with the batch, or a constant one "
+        "such as a causal mask built from shapes, is supported)")
 
 
-def _constant_mask(ctx, mask, what):
+def _mask(ctx, mask, what):
+    """The i1 value of `mask`: a bool tensor of the batch (or computed from
+    one), or a constant."""
     if isinstance(mask, Value):
-        raise ctx.unsupported("%s with a mask computed from the data" % what,
-                              "the mask must not depend on the inputs or "
-                              "parameters")
-    return torch.as_tensor(mask).to(torch.bool)
+        if mask.dtype != "i1":
+            raise ctx.unsupported("%s with a mask of dtype %s" % (
+                what, mask.dtype), "the mask must be a bool tensor")
+        return mask
+    return ctx.value(torch.as_tensor(mask).to(torch.bool))
+
+
+@lowers(operator.invert, torch.logical_not, "logical_not")
+def logical_not(ctx, input):
+    x = ctx.value(input)
+    if x.dtype != "i1":
+        raise ctx.unsupported("~ or logical_not on a %s tensor" % x.dtype,
+                              "it negates bool masks")
+    return ctx.ops.logical_not(x)
 
 
 @lowers("masked_fill", torch.masked_fill)
 def masked_fill(ctx, input, mask, value):
     x = float_operand(ctx, input)
-    mask = _constant_mask(ctx, mask, "masked_fill")
+    mask = _mask(ctx, mask, "masked_fill")
     if isinstance(value, (Value, torch.Tensor)):
         if isinstance(value, Value) or value.dim() != 0:
             raise ctx.unsupported("masked_fill with a tensor value")
         value = value.item()
     # A select, not arithmetic: x's inf or NaN under the mask (an earlier
     # masked_fill with -inf) does not reach the result (inf * 0 = NaN).
-    return ctx.ops.where(ctx.value(mask), ctx.value(float(value), x), x)
+    return ctx.ops.where(mask, ctx.value(float(value), x), x)
 
 
 @lowers(torch.where)
 def where(ctx, condition, input=None, other=None):
     if input is None:
         raise ctx.unsupported("torch.where(condition) (nonzero indices)")
-    condition = _constant_mask(ctx, condition, "torch.where")
+    condition = _mask(ctx, condition, "torch.where")
     # A select: the value not chosen, inf or NaN, does not reach the result.
-    return ctx.ops.where(ctx.value(condition), *_operands(ctx, input, other))
+    return ctx.ops.where(condition, *_operands(ctx, input, other))

@@ -78,6 +78,22 @@ func.func @where_f16(%c: tensor<4x8xi1>, %x: tensor<4x8xf16>, %y: tensor<4x8xf16
 
 // -----
 
+// logical_not: an xor of each i1 with true.
+// CHECK-LABEL: func.func @logical_not(
+// CHECK-SAME:    %[[P:[^:]+]]: tensor<8x16xi1>)
+// CHECK:         %[[K:.+]] = linalg.generic {{.*}} ins(%[[P]] : tensor<8x16xi1>) outs(%{{.+}} : tensor<8x16xi1>)
+// CHECK-NEXT:    ^bb0(%[[PI:.+]]: i1, %{{.+}}: i1):
+// CHECK-NEXT:      %[[TRUE:.+]] = arith.constant true
+// CHECK-NEXT:      %[[NOT:.+]] = arith.xori %[[PI]], %[[TRUE]] : i1
+// CHECK-NEXT:      linalg.yield %[[NOT]] : i1
+// CHECK:         return %[[K]]
+func.func @logical_not(%padding: tensor<8x16xi1>) -> tensor<8x16xi1> {
+  %0 = mixprec.logical_not %padding : tensor<8x16xi1>
+  return %0 : tensor<8x16xi1>
+}
+
+// -----
+
 // where with a constant mask and mixed values: the mask becomes an
 // arith.constant of i1, the bf16 value is widened, the f32 result is not
 // rounded.

@@ -814,6 +814,18 @@ func.func @f(%a: tensor<4x8xf32>, %b: tensor<4x8xi64>) {
 }
 
 //===----------------------------------------------------------------------===//
+// logical_not
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'mixprec.logical_not' op operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = mixprec.logical_not %x : tensor<4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // where
 //===----------------------------------------------------------------------===//
 

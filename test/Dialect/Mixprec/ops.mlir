@@ -356,6 +356,21 @@ func.func @where(%h: tensor<2x3xf16>, %b: tensor<2x3xbf16>, %f: tensor<2x3xf32>)
 
 // -----
 
+// logical_not: a mask of the same shape, true where the input is false.
+// CHECK-LABEL: func.func @logical_not(
+// CHECK-SAME:    [[P:%[^:]+]]: tensor<8x16xi1>)
+// CHECK-NEXT:    [[K:%.+]] = mixprec.logical_not [[P]] : tensor<8x16xi1>
+// CHECK-NEXT:    return [[K]] : tensor<8x16xi1>
+
+// GENERIC-LABEL: sym_name = "logical_not"
+// GENERIC: "mixprec.logical_not"(%arg0) : (tensor<8x16xi1>) -> tensor<8x16xi1>
+func.func @logical_not(%padding: tensor<8x16xi1>) -> tensor<8x16xi1> {
+  %keep = mixprec.logical_not %padding : tensor<8x16xi1>
+  return %keep : tensor<8x16xi1>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Unary elementwise ops
 //===----------------------------------------------------------------------===//

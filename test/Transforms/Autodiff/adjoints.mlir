@@ -319,3 +319,28 @@ func.func @loss() -> tensor<f32> {
   return %l : tensor<f32>
 }
 mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>
+
+// -----
+
+// A mask turned into 0 and 1 (a cast of i1) gets no gradient: the negated
+// padding mask only scales the gradient of @w, and nothing flows to the
+// mask or its negation.
+// CHECK-LABEL: func.func @train_gradients(
+// CHECK-SAME:      [[PAD:%[^:]+]]: tensor<4x8xi1>
+// CHECK:         [[KEEP:%.+]] = mixprec.logical_not [[PAD]] : tensor<4x8xi1>
+// CHECK-NEXT:    [[K:%.+]] = mixprec.cast [[KEEP]] : tensor<4x8xi1> to tensor<4x8xf32>
+// CHECK:         mixprec.loss_seed
+// CHECK:         [[DW:%.+]] = mixprec.mul {{%.+}}, [[K]]
+// CHECK-NOT:     mixprec.logical_not
+// CHECK-NOT:     to tensor<4x8xi1>
+// CHECK:         return {{%.+}}, [[DW]]
+mixprec.parameter @w : tensor<4x8xf32> = #mixprec.zeros
+func.func @loss(%padding: tensor<4x8xi1>) -> tensor<f32> {
+  %w = mixprec.read @w : tensor<4x8xf32>
+  %keep = mixprec.logical_not %padding : tensor<4x8xi1>
+  %k = mixprec.cast %keep : tensor<4x8xi1> to tensor<4x8xf32>
+  %m = mixprec.mul %w, %k : tensor<4x8xf32>, tensor<4x8xf32>
+  %l = mixprec.reduce_sum %m {dims = array<i64: 0, 1>} : tensor<4x8xf32>
+  return %l : tensor<f32>
+}
+mixprec.train_step @train forward @loss optimizer #mixprec.sgd<>

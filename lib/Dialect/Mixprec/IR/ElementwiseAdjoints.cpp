@@ -19,7 +19,9 @@ LogicalResult ConstantOp::buildAdjoint(AdjointContext &, ArrayRef<Value>) {
 
 LogicalResult CastOp::buildAdjoint(AdjointContext &context,
                                    ArrayRef<Value> resultGradients) {
-  context.accumulateCast(getInput(), resultGradients.front());
+  // Integers and masks have no gradient.
+  if (isa<FloatType>(getInput().getType().getElementType()))
+    context.accumulateCast(getInput(), resultGradients.front());
   return success();
 }
 

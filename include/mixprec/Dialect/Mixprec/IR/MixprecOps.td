@@ -420,6 +420,24 @@ def Mixprec_WhereOp : Mixprec_Op<"where", Mixprec_PromoteCategory, [
   }];
 }
 
+def Mixprec_LogicalNotOp : Mixprec_Op<"logical_not", Mixprec_FollowCategory, [
+    Pure, Mixprec_ComputesElementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise negation of a mask";
+  let description = [{
+    True where `input` is false, element by element (PyTorch's
+    `torch.logical_not`, `~mask` on a bool tensor): a padding mask turned
+    into the mask of the tokens kept. A mask has no gradient, so the op has
+    no adjoint.
+
+    ```mlir
+    %keep = mixprec.logical_not %padding : tensor<8x16xi1>
+    ```
+  }];
+  let arguments = (ins Mixprec_I1Tensor:$input);
+  let results = (outs Mixprec_I1Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 class Mixprec_UnaryOp<string mnemonic, Trait category, string what,
                       list<Trait> traits = []>
     : Mixprec_Op<mnemonic, category,
