@@ -43,14 +43,14 @@ def cross_entropy(model, x, y):
 class Encoder(nn.Module):
     def __init__(self):
         super().__init__()
-        self.rnn = nn.LSTM(FEATURES, FEATURES, batch_first=True)
+        self.rnn = nn.RNN(FEATURES, FEATURES, batch_first=True)
 
     def forward(self, x):
-        x, _ = self.rnn(x.unsqueeze(1))  # <- lstm
+        x, _ = self.rnn(x.unsqueeze(1))  # <- rnn
         return x[:, 0]
 
 
-class LSTMClassifier(nn.Module):
+class RNNClassifier(nn.Module):
     def __init__(self):
         super().__init__()
         self.encoder = Encoder()
@@ -60,15 +60,16 @@ class LSTMClassifier(nn.Module):
         return self.head(self.encoder(x))
 
 
-class GRUStack(nn.Module):
+class ProjectedLSTMStack(nn.Module):
     def __init__(self):
         super().__init__()
         self.layers = nn.ModuleList([nn.Linear(FEATURES, FEATURES),
-                                     nn.GRU(FEATURES, CLASSES)])
+                                     nn.LSTM(FEATURES, 2 * CLASSES,
+                                             proj_size=CLASSES)])
 
     def forward(self, x):
         h = self.layers[0](x)
-        h, _ = self.layers[1](h.unsqueeze(0))  # <- gru
+        h, _ = self.layers[1](h.unsqueeze(0))  # <- lstm-projection
         return h[0]
 
 
@@ -519,9 +520,10 @@ def linear():
 # (construct named in the message, model, loss_fn, module path: None when
 # the line is in the loss_fn, "" in the model's own forward).
 CASES = {
-    "lstm": ("module torch.nn.LSTM", LSTMClassifier, cross_entropy,
-             "encoder.rnn"),
-    "gru": ("module torch.nn.GRU", GRUStack, cross_entropy, "layers.1"),
+    "rnn": ("module torch.nn.RNN", RNNClassifier, cross_entropy,
+            "encoder.rnn"),
+    "lstm-projection": ("nn.LSTM with proj_size", ProjectedLSTMStack,
+                        cross_entropy, "layers.1"),
     "cross-attention": ("nn.MultiheadAttention other than self-attention "
                         "(query, key and value differ)",
                         Decoder, cross_entropy, "decoder.cross"),
@@ -657,12 +659,12 @@ def test_a_hook_on_a_part_of_a_leaf_module_is_named():
 
 
 def test_message_reads_as_the_documented_example():
-    number, code = marked_line("lstm")
-    assert str(refusal(LSTMClassifier())) == (
-        "module torch.nn.LSTM is not supported in module 'encoder.rnn' at "
-        "%s:%d: x, _ = self.rnn(x.unsqueeze(1))  # <- lstm" % (
+    number, code = marked_line("rnn")
+    assert str(refusal(RNNClassifier())) == (
+        "module torch.nn.RNN is not supported in module 'encoder.rnn' at "
+        "%s:%d: x, _ = self.rnn(x.unsqueeze(1))  # <- rnn" % (
             __file__, number))
-    assert code == "x, _ = self.rnn(x.unsqueeze(1))  # <- lstm"
+    assert code == "x, _ = self.rnn(x.unsqueeze(1))  # <- rnn"
 
 
 def test_the_reason_follows_on_its_own_line():

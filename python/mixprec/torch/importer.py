@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 # Registers every lowering.
-from . import attention, functions, losses, modules  # noqa: F401
+from . import attention, functions, losses, modules, recurrent  # noqa: F401
 from .emitter import MLIR_TYPES, symbol, tensor_type
 from .errors import UnsupportedError
 from .lowering import Lowering, StateTable

@@ -1,6 +1,6 @@
 """Which lowering imports each torch function, tensor method and module
 type. The lowerings register themselves here (functions.py, losses.py,
-modules.py, attention.py)."""
+modules.py, attention.py, recurrent.py)."""
 import operator
 
 FUNCTIONS = {}  # callable -> lowering
