@@ -3,8 +3,9 @@ with PyTorch (same initial weights, same batches, SGD): the losses of every
 step, the trained state (running statistics included) and the eval-mode
 forward match. Functional layers (F.conv2d, F.batch_norm, the pools,
 F.embedding), the arguments of split/chunk/unbind, min, softmax with a
-dtype, x += y, Dropout(p=1), torch.no_grad() on the batch only, and losses
-with ignore_index."""
+dtype, x += y, Dropout(p=1), torch.no_grad() on the batch only, losses
+with ignore_index, the hardtanh family, Mish, Softplus, PReLU, and
+GroupNorm/InstanceNorm."""
 import copy
 
 import pytest
@@ -335,6 +336,11 @@ ACTIVATIONS = {
     "F.hardsigmoid": lambda h: F.hardsigmoid(h * 4),
     "Hardswish": nn.Hardswish(),
     "F.hardswish": lambda h: F.hardswish(h * 4),
+    "Mish": nn.Mish(),
+    "F.mish": lambda h: F.mish(h * 8),
+    "Softplus": nn.Softplus(),
+    "F.softplus": lambda h: F.softplus(h * 8, beta=2, threshold=16),
+    "PReLU": nn.PReLU(init=0.1),
 }
 
 
@@ -382,6 +388,30 @@ class CeilModePools(nn.Module):
                                           (None, 5))
         return self.head(torch.cat([overlapping.flatten(1),
                                     upsampled.flatten(1)], 1))
+
+
+class NormalizedConvs(nn.Module):
+    """GroupNorm and Mish, InstanceNorm2d (affine) and a PReLU per channel,
+    F.group_norm without weights, as a U-Net's blocks use them."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.first = nn.Conv2d(CHANNELS, 8, 3, padding=1)
+        self.groups = nn.GroupNorm(4, 8)
+        self.second = nn.Conv2d(8, 8, 3, padding=1)
+        self.instances = nn.InstanceNorm2d(8, affine=True)
+        self.prelu = nn.PReLU(8, init=0.2)
+        self.head = nn.Linear(8, CLASSES)
+
+    def forward(self, x):
+        h = F.mish(self.groups(self.first(x)))
+        h = self.prelu(self.instances(self.second(h)))
+        return self.head(F.group_norm(h, 2).mean((2, 3)))
+
+
+def test_group_and_instance_norms_train_as_pytorch():
+    side_by_side(NormalizedConvs(), cross_entropy, images())
 
 
 def test_ceil_mode_and_adaptive_pools_train_as_pytorch():

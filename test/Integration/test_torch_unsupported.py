@@ -346,6 +346,15 @@ class ReflectConv(nn.Module):
         return self.head(h.flatten(1))
 
 
+class EarlySoftplus(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        return self.head(F.softplus(x, threshold=5))  # <- softplus-threshold
+
+
 # Losses.
 CLASS_WEIGHTS = torch.tensor([1.0, 2.0, 3.0])
 
@@ -562,6 +571,8 @@ CASES = {
                    BogusGelu, cross_entropy, ""),
     "reflect-padding": ("nn.Conv2d with padding_mode='reflect'", ReflectConv,
                         cross_entropy, "features.0"),
+    "softplus-threshold": ("F.softplus(beta=1, threshold=5)", EarlySoftplus,
+                           cross_entropy, ""),
     "weights": ("F.cross_entropy with class weights", linear,
                 weighted_cross_entropy, None),
     "non-scalar": ("a loss function returning tensor<4x3xf32>", linear,

@@ -150,6 +150,77 @@ def hardswish(ctx, input, inplace=False):
     return ctx.ops.binary("div", product, ctx.ops.scalar(6.0, x.dtype))
 
 
+@lowers(F.softplus)
+def softplus(ctx, input, beta=1, threshold=20):
+    """log(1 + e^(beta x)) / beta as max(z, 0) + log(1 + e^-|z|), z = beta
+    x. PyTorch returns x above the threshold; from z = 16 on this rounds to
+    z too (e^-z is lost beside 1), so a threshold of 16 or more is exact
+    there. Below z = -16 it gives 0 where PyTorch's log1p gives e^z
+    (< 1.2e-7). Its gradient is sigmoid(z), PyTorch's."""
+    if not (_finite_number(beta) and beta > 0 and _finite_number(threshold)
+            and threshold >= 16):
+        raise ctx.unsupported("F.softplus(beta=%r, threshold=%r)" % (
+            beta, threshold), "a finite beta > 0 and a threshold of at "
+            "least 16 (PyTorch's default is 20)")
+    ops = ctx.ops
+    x = float_operand(ctx, input)
+    z = x if beta == 1 else ops.binary("mul", x, ops.scalar(beta, x.dtype))
+    tail = ops.unary("log", ops.binary(
+        "add", ops.scalar(1.0, x.dtype),
+        ops.unary("exp", ops.unary("neg", ops.unary("abs", z)))))
+    result = ops.binary("add", ops.clamp(z, min=0.0), tail)
+    return result if beta == 1 else ops.binary(
+        "div", result, ops.scalar(beta, x.dtype))
+
+
+@lowers(F.mish)
+def mish(ctx, input, inplace=False):
+    """x tanh(softplus(x)), as PyTorch defines it."""
+    x = float_operand(ctx, input)
+    return ctx.ops.binary("mul", x, ctx.ops.unary("tanh",
+                                                  softplus(ctx, x)))
+
+
+@lowers(F.prelu, torch.prelu)
+def prelu(ctx, input, weight):
+    """max(x, 0) + a min(x, 0), a per channel (dim 1) or one for all: x
+    above 0, a x below, as PyTorch's prelu."""
+    ops = ctx.ops
+    x = float_operand(ctx, input)
+    a = float_operand(ctx, weight, x)
+    if a.shape != (1,):
+        if len(x.shape) < 2 or a.shape != (x.shape[1],):
+            raise ctx.unsupported("F.prelu with a weight of shape %s" %
+                                  list(a.shape), "one value, or one per "
+                                  "channel (dim 1)")
+        a = ops.reshape(a, (1, x.shape[1]) + (1,) * (len(x.shape) - 2))
+    return ops.binary("add", ops.clamp(x, min=0.0),
+                      ops.binary("mul", a, ops.clamp(x, max=0.0)))
+
+
+@lowers(F.group_norm)
+def group_norm(ctx, input, num_groups, weight=None, bias=None, eps=1e-5):
+    """mixprec.layer_norm over each sample's group of channels (and their
+    positions), then the per-channel weight and bias."""
+    ops = ctx.ops
+    x = float_operand(ctx, input)
+    batch, channels = x.shape[:2]
+    if channels % num_groups:
+        raise ctx.unsupported("group_norm of %d channels in %d groups" % (
+            channels, num_groups), "the groups must divide the channels")
+    grouped = ops.reshape(x, (batch, num_groups,
+                              math.prod(x.shape) // (batch * num_groups)))
+    y = ops.reshape(ops.layer_norm(grouped, None, None, 2, eps), x.shape)
+    per_channel = (1, channels) + (1,) * (len(x.shape) - 2)
+    if weight is not None:
+        y = ops.binary("mul", y, ops.reshape(float_operand(ctx, weight, y),
+                                             per_channel))
+    if bias is not None:
+        y = ops.binary("add", y, ops.reshape(float_operand(ctx, bias, y),
+                                             per_channel))
+    return y
+
+
 @lowers(F.gelu)
 def gelu(ctx, input, approximate="none"):
     if approximate == "tanh":

@@ -174,6 +174,48 @@ _activation(nn.Hardsigmoid, F.hardsigmoid)
 _activation(nn.Hardswish, F.hardswish)
 
 
+_activation(nn.Mish, F.mish)
+
+
+@lowers_module(nn.Softplus)
+def softplus(ctx, input):
+    return functions.softplus(ctx, input, ctx.module.beta,
+                              ctx.module.threshold)
+
+
+@lowers_module(nn.PReLU)
+def prelu(ctx, input):
+    return functions.prelu(ctx, input, ctx.state(ctx.module.weight, "weight"))
+
+
+@lowers_module(nn.GroupNorm)
+def group_norm(ctx, input):
+    m = ctx.module
+    affine = m.affine
+    return functions.group_norm(
+        ctx, input, m.num_groups,
+        ctx.state(m.weight, "weight") if affine else None,
+        ctx.state(m.bias, "bias") if affine else None, m.eps)
+
+
+@lowers_module(nn.InstanceNorm1d, nn.InstanceNorm2d)
+def instance_norm(ctx, input):
+    """A group norm with a group per channel; running statistics are
+    refused."""
+    m = ctx.module
+    if m.track_running_stats:
+        raise ctx.unsupported("%s with track_running_stats=True" %
+                              type(m).__name__)
+    x = functions.float_operand(ctx, input)
+    if len(x.shape) != {nn.InstanceNorm1d: 3, nn.InstanceNorm2d: 4}[type(m)]:
+        raise ctx.unsupported("%s on an input of rank %d" % (
+            type(m).__name__, len(x.shape)), "it must be batched")
+    return functions.group_norm(
+        ctx, x, x.shape[1],
+        ctx.state(m.weight, "weight") if m.affine else None,
+        ctx.state(m.bias, "bias") if m.affine else None, m.eps)
+
+
 @lowers_module(nn.Hardtanh)  # nn.ReLU6 is a Hardtanh(0, 6)
 def hardtanh(ctx, input):
     m = ctx.module
