@@ -4,8 +4,8 @@ step, the trained state (running statistics included) and the eval-mode
 forward match. Functional layers (F.conv2d, F.batch_norm, the pools,
 F.embedding), the arguments of split/chunk/unbind, min, softmax with a
 dtype, x += y, Dropout(p=1), torch.no_grad() on the batch only, losses
-with ignore_index, the hardtanh family, Mish, Softplus, PReLU, and
-GroupNorm/InstanceNorm."""
+with ignore_index, the hardtanh family, Mish, Softplus, PReLU,
+GroupNorm/InstanceNorm, and upsampling."""
 import copy
 
 import pytest
@@ -412,6 +412,33 @@ class NormalizedConvs(nn.Module):
 
 def test_group_and_instance_norms_train_as_pytorch():
     side_by_side(NormalizedConvs(), cross_entropy, images())
+
+
+class Upsampling(nn.Module):
+    """nn.Upsample (nearest, x2: repeats), F.interpolate bilinear by a
+    factor, to sizes with align_corners, and nearest to a size that is no
+    multiple (the weight matrices)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.first = nn.Conv2d(CHANNELS, 4, 3, padding=1)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.second = nn.Conv2d(4, 4, 3, padding=1)
+        self.head = nn.Linear(12, CLASSES)
+
+    def forward(self, x):
+        h = self.up(torch.relu(self.first(x)))
+        h = F.interpolate(self.second(h), scale_factor=0.75, mode="bilinear")
+        sized = [F.interpolate(h, size=(5, 7), mode="bilinear",
+                               align_corners=True),
+                 F.interpolate(h, size=(9, 3), mode="bilinear"),
+                 F.interpolate(h, size=(5, 7), mode="nearest")]
+        return self.head(torch.cat([s.mean((2, 3)) for s in sized], 1))
+
+
+def test_upsampling_trains_as_pytorch():
+    side_by_side(Upsampling(), cross_entropy, images())
 
 
 def test_ceil_mode_and_adaptive_pools_train_as_pytorch():

@@ -3,6 +3,7 @@ reductions, normalization and shape manipulation."""
 import math
 import operator
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -219,6 +220,78 @@ def group_norm(ctx, input, num_groups, weight=None, bias=None, eps=1e-5):
         y = ops.binary("add", y, ops.reshape(float_operand(ctx, bias, y),
                                              per_channel))
     return y
+
+
+def _source_scale(input_size, output_size, scale_factor, align_corners):
+    """PyTorch's area_pixel_compute_scale for one axis."""
+    if align_corners:
+        return (input_size - 1) / (output_size - 1) if output_size > 1 else 0.0
+    return 1.0 / scale_factor if scale_factor else input_size / output_size
+
+
+def _interpolation_matrix(mode, input_size, output_size, scale_factor,
+                          align_corners):
+    """[output, input]: the weights of each output position on the
+    inputs, as PyTorch's upsample_nearest2d and upsample_bilinear2d
+    compute them."""
+    matrix = torch.zeros(output_size, input_size)
+    scale = _source_scale(input_size, output_size, scale_factor,
+                          align_corners)
+    for out in range(output_size):
+        if mode == "nearest":
+            source = min(int(math.floor(out * np.float32(scale))),
+                         input_size - 1)
+            matrix[out, source] = 1.0
+            continue
+        if align_corners:
+            source = scale * out
+        else:
+            source = max(scale * (out + 0.5) - 0.5, 0.0)
+        low = int(source)
+        high = low + (1 if low < input_size - 1 else 0)
+        weight = source - low
+        matrix[out, low] += 1.0 - weight
+        matrix[out, high] += weight
+    return matrix
+
+
+@lowers(F.interpolate, F.upsample)
+def interpolate(ctx, input, size=None, scale_factor=None, mode="nearest",
+                align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    """nearest and bilinear on [N, C, H, W]. nearest by an integer factor
+    repeats each element (broadcasts); otherwise each spatial axis is a
+    product with the constant matrix of PyTorch's weights (one per output
+    position in nearest, two in bilinear), W first, then H, as PyTorch
+    groups the sums."""
+    ops = ctx.ops
+    x = float_operand(ctx, input)
+    if mode not in ("nearest", "bilinear") or antialias or len(x.shape) != 4:
+        raise ctx.unsupported("F.interpolate(mode=%r%s) on a rank-%d input" %
+                              (mode, ", antialias=True" if antialias else "",
+                               len(x.shape)), "nearest or bilinear, on "
+                              "[N, C, H, W]")
+    out_shape = ctx.shape()
+    factors = scale_factor if isinstance(scale_factor, (tuple, list)) else (
+        scale_factor, scale_factor)
+    if recompute_scale_factor:
+        factors = (None, None)
+    batch, channels, height, width = x.shape
+    if mode == "nearest" and all(o % i == 0 for o, i in zip(out_shape[2:],
+                                                           x.shape[2:])):
+        h, w = out_shape[2] // height, out_shape[3] // width
+        spread = ops.broadcast(
+            ops.reshape(x, (batch, channels, height, 1, width, 1)),
+            (batch, channels, height, h, width, w))
+        return ops.reshape(spread, out_shape)
+    corners = bool(align_corners) and mode == "bilinear"
+    along_w = _interpolation_matrix(mode, width, out_shape[3], factors[1],
+                                    corners)
+    along_h = _interpolation_matrix(mode, height, out_shape[2], factors[0],
+                                    corners)
+    y = ops.linear(x, ctx.value(along_w), None)
+    y = ops.linear(ops.transpose(y, (0, 1, 3, 2)), ctx.value(along_h), None)
+    return ops.transpose(y, (0, 1, 3, 2))
 
 
 @lowers(F.gelu)

@@ -216,6 +216,14 @@ def instance_norm(ctx, input):
         ctx.state(m.bias, "bias") if m.affine else None, m.eps)
 
 
+@lowers_module(nn.Upsample, nn.UpsamplingNearest2d, nn.UpsamplingBilinear2d)
+def upsample(ctx, input):
+    m = ctx.module
+    return functions.interpolate(ctx, input, m.size, m.scale_factor, m.mode,
+                                 m.align_corners,
+                                 getattr(m, "recompute_scale_factor", None))
+
+
 @lowers_module(nn.Hardtanh)  # nn.ReLU6 is a Hardtanh(0, 6)
 def hardtanh(ctx, input):
     m = ctx.module
