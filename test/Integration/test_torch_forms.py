@@ -5,7 +5,7 @@ forward match. Functional layers (F.conv2d, F.batch_norm, the pools,
 F.embedding), the arguments of split/chunk/unbind, min, softmax with a
 dtype, x += y, Dropout(p=1), torch.no_grad() on the batch only, losses
 with ignore_index, the hardtanh family, Mish, Softplus, PReLU,
-GroupNorm/InstanceNorm, and upsampling."""
+GroupNorm/InstanceNorm, upsampling and transposed convolutions."""
 import copy
 
 import pytest
@@ -435,6 +435,32 @@ class Upsampling(nn.Module):
                  F.interpolate(h, size=(9, 3), mode="bilinear"),
                  F.interpolate(h, size=(5, 7), mode="nearest")]
         return self.head(torch.cat([s.mean((2, 3)) for s in sized], 1))
+
+
+class TransposedConvs(nn.Module):
+    """ConvTranspose2d at stride 2 (kernel 4, padding 1), with output
+    padding and groups, dilated without a bias, and F.conv_transpose2d."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.down = nn.Conv2d(CHANNELS, 4, 3, padding=1, stride=2)
+        self.up = nn.ConvTranspose2d(4, 6, 4, stride=2, padding=1)
+        self.grouped = nn.ConvTranspose2d(6, 4, 3, stride=2, padding=1,
+                                          output_padding=1, groups=2)
+        self.dilated = nn.ConvTranspose2d(4, 2, 2, dilation=2, bias=False)
+        self.weight = nn.Parameter(torch.randn(2, 3, 3, 3) * 0.2)
+        self.head = nn.Linear(3, CLASSES)
+
+    def forward(self, x):
+        h = torch.relu(self.up(torch.relu(self.down(x))))
+        h = self.dilated(torch.relu(self.grouped(h)))
+        h = F.conv_transpose2d(h, self.weight, stride=(1, 2), padding=1)
+        return self.head(h.mean((2, 3)))
+
+
+def test_transposed_convolutions_train_as_pytorch():
+    side_by_side(TransposedConvs(), cross_entropy, images())
 
 
 def test_upsampling_trains_as_pytorch():

@@ -53,6 +53,100 @@ def conv2d(ctx, input):
                              m.padding, m.dilation, m.groups, "nn.Conv2d")
 
 
+def _pad_axis(ctx, x, axis, before, after):
+    """x with `before` zeros ahead of and `after` behind its elements along
+    `axis`; a negative count cuts instead."""
+    ops = ctx.ops
+    if before < 0 or after < 0:
+        offsets = [0] * len(x.shape)
+        sizes = list(x.shape)
+        offsets[axis] = max(-before, 0)
+        sizes[axis] -= max(-before, 0) + max(-after, 0)
+        x = ops.slice(x, offsets, sizes)
+        before, after = max(before, 0), max(after, 0)
+    pieces = []
+    for count in (before, None, after):
+        if count is None:
+            pieces.append(x)
+        elif count:
+            shape = list(x.shape)
+            shape[axis] = count
+            pieces.append(ctx.value(torch.zeros(shape), x))
+    if len(pieces) == 1:
+        return x
+    shape = list(x.shape)
+    shape[axis] += before + after
+    return ops.concat(pieces, axis, tuple(shape))
+
+
+def _flip(ctx, x, axis):
+    """x reversed along `axis` (a kernel's rows or columns)."""
+    ops = ctx.ops
+    pieces = []
+    for index in reversed(range(x.shape[axis])):
+        offsets = [0] * len(x.shape)
+        sizes = list(x.shape)
+        offsets[axis], sizes[axis] = index, 1
+        pieces.append(ops.slice(x, offsets, sizes))
+    return pieces[0] if len(pieces) == 1 else ops.concat(pieces, axis,
+                                                         x.shape)
+
+
+@lowers(F.conv_transpose2d)
+def functional_conv_transpose2d(ctx, input, weight, bias=None, stride=1,
+                                padding=0, output_padding=0, groups=1,
+                                dilation=1):
+    """The gradient of a convolution as a convolution: the input spread out
+    by the stride (zeros between), padded by dilation (k - 1) - padding on
+    each side (and the output padding behind), then convolved at stride 1
+    with the kernel flipped and its in and out channels swapped (in each
+    group). The output padding is read from the result's shape, so
+    nn.ConvTranspose2d's output_size is honoured too."""
+    ops = ctx.ops
+    x = functions.float_operand(ctx, input)
+    w = functions.float_operand(ctx, ctx.value(weight), x)
+    batch, channels, height, width = x.shape
+    _, per_group, kh, kw = w.shape
+    (sh, sw), (ph, pw), (dh, dw) = (_pair(stride), _pair(padding),
+                                   _pair(dilation))
+    out = ctx.shape()
+    if sh > 1 or sw > 1:
+        spread = ops.reshape(x, (batch, channels, height, 1, width, 1))
+        spread = _pad_axis(ctx, spread, 3, 0, sh - 1)
+        spread = _pad_axis(ctx, spread, 5, 0, sw - 1)
+        spread = ops.reshape(spread, (batch, channels, height * sh,
+                                      width * sw))
+        x = ops.slice(spread, (0, 0, 0, 0),
+                      (batch, channels, (height - 1) * sh + 1,
+                       (width - 1) * sw + 1))
+    for axis, (k, p, d, size) in ((2, (kh, ph, dh, out[2])),
+                                  (3, (kw, pw, dw, out[3]))):
+        before = d * (k - 1) - p
+        # What the output padding adds behind: the result's extent.
+        after = size + d * (k - 1) - x.shape[axis] - before
+        x = _pad_axis(ctx, x, axis, before, after)
+    w = ops.reshape(w, (groups, channels // groups, per_group, kh, kw))
+    w = ops.reshape(ops.transpose(w, (0, 2, 1, 3, 4)),
+                    (groups * per_group, channels // groups, kh, kw))
+    w = _flip(ctx, _flip(ctx, w, 2), 3)
+    attrs = ("stride = %s, padding = %s, dilation = %s, groups = %d : i64" % (
+        _array(1), _array(0), _array((dh, dw)), groups))
+    return ops.conv2d(x, w, None if bias is None else
+                      functions.float_operand(ctx, bias, x), out, attrs)
+
+
+@lowers_module(nn.ConvTranspose2d)
+def conv_transpose2d(ctx, input, output_size=None):
+    m = ctx.module
+    if m.padding_mode != "zeros":
+        raise ctx.unsupported("nn.ConvTranspose2d with padding_mode=%r" %
+                              m.padding_mode)
+    return functional_conv_transpose2d(
+        ctx, input, ctx.state(m.weight, "weight"),
+        _optional_state(ctx, m.bias, "bias"), m.stride, m.padding,
+        m.output_padding, m.groups, m.dilation)
+
+
 def _array(values):
     return i64_array(_pair(values))
 
