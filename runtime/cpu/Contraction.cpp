@@ -106,6 +106,8 @@ struct Matmul {
   dnnl_primitive_t primitive;
   dnnl_memory_desc_t lhs, rhs, result, scratchpad;
   size_t scratchpadBytes;
+  // Run once by prepareTable (identical layers share a matmul).
+  mutable bool warmed;
   Matmul *next;
 };
 
@@ -222,7 +224,13 @@ struct ThreadBuffers {
     return scratchpadBytes + int64_t(sizeof(float)) * (sums + lhs + rhs);
   }
 };
+// Written once, by prepareTable, while steps on other threads may read
+// it: each field is stored and loaded atomically.
 ThreadBuffers prepared;
+
+int64_t preparedValue(const int64_t &field) {
+  return __atomic_load_n(&field, __ATOMIC_RELAXED);
+}
 
 /// Replaces `buffer` of `bytes` bytes, scratch whose values are not kept,
 /// by one of `grown` bytes in pages of its own; false, with `buffer` null
@@ -316,9 +324,9 @@ bool run(const Matmul &matmul, const void *lhs, const void *rhs,
     threadAlone = true;
   }
   if (threadScratchpadBytes < matmul.scratchpadBytes) {
-    size_t bytes = size_t(prepared.scratchpadBytes) > matmul.scratchpadBytes
-                       ? size_t(prepared.scratchpadBytes)
-                       : matmul.scratchpadBytes;
+    size_t planned = size_t(preparedValue(prepared.scratchpadBytes));
+    size_t bytes =
+        planned > matmul.scratchpadBytes ? planned : matmul.scratchpadBytes;
     if (!regrow(threadScratchpad, threadScratchpadBytes, bytes))
       return false;
   }
@@ -385,8 +393,10 @@ bool reserve(float *&buffer, int64_t &elements, int64_t needed,
 /// Widens `rows` rows of the bf16 LHS and the RHS into this thread's dense
 /// f32 copies (exact); false when they cannot be allocated.
 bool widen(const Gemm &gemm, int64_t rows, const void *lhs, const void *rhs) {
-  if (!reserve(threadLhs, threadLhsElements, rows * gemm.k, prepared.lhs) ||
-      !reserve(threadRhs, threadRhsElements, gemm.k * gemm.n, prepared.rhs))
+  if (!reserve(threadLhs, threadLhsElements, rows * gemm.k,
+               preparedValue(prepared.lhs)) ||
+      !reserve(threadRhs, threadRhsElements, gemm.k * gemm.n,
+               preparedValue(prepared.rhs)))
     return false;
   auto *a = static_cast<const char *>(lhs);
   auto *b = static_cast<const char *>(rhs);
@@ -444,7 +454,7 @@ void runTask(void *context, int64_t task) {
   float *result;
   if (work.rounded) {
     if (!reserve(threadSums, threadSumsElements, height * gemm.n,
-                 prepared.sums)) {
+                 preparedValue(prepared.sums))) {
       std::fprintf(stderr, "mixprec: out of memory for a contraction's "
                            "sums\n");
       std::abort();
@@ -690,6 +700,7 @@ void prepareTable() {
   if (!table)
     return;
   const int64_t *description = table + 1;
+  ThreadBuffers all;
   for (int64_t i = 0; i < table[0]; ++i) {
     Work work;
     char error[160];
@@ -697,16 +708,23 @@ void prepareTable() {
       std::fprintf(stderr, "mixprec: internal error: %s\n", error);
       std::abort();
     }
-    include(prepared, work);
+    include(all, work);
     OneOpenMPThread alone(oneDnn());
     for (const auto &shape : work.matmuls)
       for (const Matmul *matmul : shape)
-        if (matmul)
+        if (matmul && !matmul->warmed) {
           warm(*matmul);
+          matmul->warmed = true;
+        }
     description +=
         MIXPREC_CONTRACT_HEADER_WORDS +
         MIXPREC_CONTRACT_LOOP_WORDS * description[MIXPREC_CONTRACT_NUM_LOOPS];
   }
+  int64_t ThreadBuffers::*fields[] = {&ThreadBuffers::scratchpadBytes,
+                                      &ThreadBuffers::sums, &ThreadBuffers::lhs,
+                                      &ThreadBuffers::rhs};
+  for (int64_t ThreadBuffers::*field : fields)
+    __atomic_store_n(&(prepared.*field), all.*field, __ATOMIC_RELAXED);
 }
 
 } // namespace

@@ -359,6 +359,9 @@ TIES = {
     "hardsigmoid-at-minus-3": lambda h: F.hardsigmoid(h - 3.0),
     "hardsigmoid-at-3": lambda h: F.hardsigmoid(h + 3.0),
     "hardswish-at-minus-3": lambda h: F.hardswish(h - 3.0),
+    # PReLU's gradient at 0 is its weight's, softplus's sigmoid(0) = 1/2.
+    "prelu-at-0": nn.PReLU(init=0.25),
+    "softplus-at-0": nn.Softplus(),
 }
 
 
@@ -425,15 +428,18 @@ class Upsampling(nn.Module):
         self.first = nn.Conv2d(CHANNELS, 4, 3, padding=1)
         self.up = nn.Upsample(scale_factor=2, mode="nearest")
         self.second = nn.Conv2d(4, 4, 3, padding=1)
-        self.head = nn.Linear(12, CLASSES)
+        self.head = nn.Linear(16, CLASSES)
 
     def forward(self, x):
-        h = self.up(torch.relu(self.first(x)))
+        first = torch.relu(self.first(x))
+        h = self.up(first)
         h = F.interpolate(self.second(h), scale_factor=0.75, mode="bilinear")
         sized = [F.interpolate(h, size=(5, 7), mode="bilinear",
                                align_corners=True),
                  F.interpolate(h, size=(9, 3), mode="bilinear"),
-                 F.interpolate(h, size=(5, 7), mode="nearest")]
+                 F.interpolate(h, size=(5, 7), mode="nearest"),
+                 # 8 -> 24 rows, but indexed by 1 / 3.1, not repeated.
+                 F.interpolate(first, scale_factor=3.1, mode="nearest")]
         return self.head(torch.cat([s.mean((2, 3)) for s in sized], 1))
 
 

@@ -203,3 +203,36 @@ def test_a_padding_mask_from_the_batch_learns_in_bf16():
     for _ in range(10):
         last = [trainer.step(*batch) for batch in data]
     assert sum(last) < 0.5 * sum(first), (first, last)
+
+
+class MaskArithmetic(nn.Module):
+    """A padding mask in arithmetic with numbers (PyTorch promotes it to
+    float) and torch.where between two numbers."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCABULARY, WIDTH)
+        self.head = nn.Linear(WIDTH, CLASSES)
+
+    def forward(self, tokens, padding):
+        keep = torch.where(padding, 0.0, 1.0).unsqueeze(-1)
+        penalty = (padding * 0.5).unsqueeze(-1)
+        h = self.embed(tokens) * keep - penalty
+        return self.head(h.sum(1) / keep.sum(1))
+
+
+def test_a_mask_with_numbers_trains_as_pytorch():
+    torch.manual_seed(0)
+    model = MaskArithmetic()
+    reference = copy.deepcopy(model)
+    data = padded_batches(STEPS)
+    trainer = mpt.compile(model, padded_loss, data[0],
+                          torch.optim.SGD(model.parameters(), lr=0.1))
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for step, batch in enumerate(data):
+        optimizer.zero_grad()
+        expected = padded_loss(reference, *batch)
+        expected.backward()
+        optimizer.step()
+        assert trainer.step(*batch) == pytest.approx(expected.item(),
+                                                     rel=1e-5), step

@@ -10,6 +10,7 @@ MLIR_TYPES = {torch.float32: "f32", torch.float16: "f16",
               torch.bfloat16: "bf16", torch.int32: "i32",
               torch.int64: "i64", torch.bool: "i1"}
 FLOAT_TYPES = ("f32", "f16", "bf16")
+TORCH_TYPES = {name: dtype for dtype, name in MLIR_TYPES.items()}
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .emitter import MLIR_TYPES, Value
+from .emitter import MLIR_TYPES, TORCH_TYPES, Value
 from .lowering import Unavailable
 from .registry import lowers
 
@@ -23,12 +23,13 @@ def float_operand(ctx, x, like=None, what="operand"):
 def _operands(ctx, a, b):
     """Two float operands; a bool mask among them is promoted to the other's
     float type, as PyTorch promotes it."""
-    floats = [v for v in (a, b) if isinstance(v, Value) and v.is_float]
-    like = floats[0] if floats else a if isinstance(a, Value) else b
+    values = [v for v in (a, b) if isinstance(v, Value)]
+    floats = [v for v in values if v.is_float]
+    like = floats[0] if floats else values[0] if values else None
 
     def operand(x):
-        if isinstance(x, Value) and x.dtype == "i1" and like.is_float:
-            return ctx.ops.cast(x, like.dtype)
+        if isinstance(x, Value) and x.dtype == "i1":
+            return ctx.ops.cast(x, like.dtype if like.is_float else "f32")
         return float_operand(ctx, x, like)
     return operand(a), operand(b)
 
@@ -169,7 +170,12 @@ def softplus(ctx, input, beta=1, threshold=20):
     tail = ops.unary("log", ops.binary(
         "add", ops.scalar(1.0, x.dtype),
         ops.unary("exp", ops.unary("neg", ops.unary("abs", z)))))
-    result = ops.binary("add", ops.clamp(z, min=0.0), tail)
+    # max(z, 0) as (z + |z|) / 2: the same values, and at z = 0 the
+    # gradient 1/2 that makes the whole sigmoid(0) (a clamp passes 1 at
+    # its bound).
+    positive = ops.binary("mul", ops.binary("add", z, ops.unary("abs", z)),
+                          ops.scalar(0.5, x.dtype))
+    result = ops.binary("add", positive, tail)
     return result if beta == 1 else ops.binary(
         "div", result, ops.scalar(beta, x.dtype))
 
@@ -185,7 +191,8 @@ def mish(ctx, input, inplace=False):
 @lowers(F.prelu, torch.prelu)
 def prelu(ctx, input, weight):
     """max(x, 0) + a min(x, 0), a per channel (dim 1) or one for all: x
-    above 0, a x below, as PyTorch's prelu."""
+    above 0, a x below, as PyTorch's prelu; at x = 0 the gradient is a's
+    (the max stops there, the min passes)."""
     ops = ctx.ops
     x = float_operand(ctx, input)
     a = float_operand(ctx, weight, x)
@@ -195,7 +202,7 @@ def prelu(ctx, input, weight):
                                   list(a.shape), "one value, or one per "
                                   "channel (dim 1)")
         a = ops.reshape(a, (1, x.shape[1]) + (1,) * (len(x.shape) - 2))
-    return ops.binary("add", ops.clamp(x, min=0.0),
+    return ops.binary("add", ops.clamp(x, min=0.0, strict=True),
                       ops.binary("mul", a, ops.clamp(x, max=0.0)))
 
 
@@ -277,8 +284,12 @@ def interpolate(ctx, input, size=None, scale_factor=None, mode="nearest",
     if recompute_scale_factor:
         factors = (None, None)
     batch, channels, height, width = x.shape
-    if mode == "nearest" and all(o % i == 0 for o, i in zip(out_shape[2:],
-                                                           x.shape[2:])):
+    # A repeat where PyTorch's index is out // factor: an integer factor
+    # given or implied (not scale_factor=3.05 on 10 rows, which PyTorch
+    # indexes by 1 / 3.05).
+    if mode == "nearest" and all(
+            o % i == 0 and (f is None or f == o // i)
+            for o, i, f in zip(out_shape[2:], x.shape[2:], factors)):
         h, w = out_shape[2] // height, out_shape[3] // width
         spread = ops.broadcast(
             ops.reshape(x, (batch, channels, height, 1, width, 1)),
@@ -289,8 +300,10 @@ def interpolate(ctx, input, size=None, scale_factor=None, mode="nearest",
                                     corners)
     along_h = _interpolation_matrix(mode, height, out_shape[2], factors[0],
                                     corners)
-    y = ops.linear(x, ctx.value(along_w), None)
-    y = ops.linear(ops.transpose(y, (0, 1, 3, 2)), ctx.value(along_h), None)
+    dtype = TORCH_TYPES[x.dtype]
+    y = ops.linear(x, ctx.value(along_w.to(dtype)), None)
+    y = ops.linear(ops.transpose(y, (0, 1, 3, 2)),
+                   ctx.value(along_h.to(dtype)), None)
     return ops.transpose(y, (0, 1, 3, 2))
 
 

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import functions
-from .emitter import i64_array
+from .emitter import TORCH_TYPES, i64_array
 from .registry import FUNCTIONS, lowers, lowers_module
 
 
@@ -71,7 +71,8 @@ def _pad_axis(ctx, x, axis, before, after):
         elif count:
             shape = list(x.shape)
             shape[axis] = count
-            pieces.append(ctx.value(torch.zeros(shape), x))
+            pieces.append(ctx.value(torch.zeros(
+                shape, dtype=TORCH_TYPES[x.dtype])))
     if len(pieces) == 1:
         return x
     shape = list(x.shape)
@@ -104,6 +105,10 @@ def functional_conv_transpose2d(ctx, input, weight, bias=None, stride=1,
     nn.ConvTranspose2d's output_size is honoured too."""
     ops = ctx.ops
     x = functions.float_operand(ctx, input)
+    if len(x.shape) != 4:
+        raise ctx.unsupported("a transposed convolution of a rank-%d input"
+                              % len(x.shape), "it must be batched: "
+                              "[N, C, H, W]")
     w = functions.float_operand(ctx, ctx.value(weight), x)
     batch, channels, height, width = x.shape
     _, per_group, kh, kw = w.shape

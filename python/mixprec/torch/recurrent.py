@@ -10,7 +10,7 @@ from .emitter import Value
 from .registry import lowers_module
 
 
-def _check(ctx, module, x, hx):
+def _check(ctx, module, x):
     if not isinstance(x, Value):
         raise ctx.unsupported("%s on a %s" % (type(module).__name__,
                                               type(x).__name__),
@@ -128,7 +128,7 @@ def _batch_first(ctx, x):
 
 @lowers_module(nn.LSTM)
 def lstm(ctx, input, hx=None):
-    _check(ctx, ctx.module, input, hx)
+    _check(ctx, ctx.module, input)
     x = _batch_first(ctx, functions.float_operand(ctx, input))
     h0, c0 = hx if hx is not None else (None, None)
     out, h, c = _run(ctx, _lstm_cell, x, h0, c0)
@@ -137,7 +137,7 @@ def lstm(ctx, input, hx=None):
 
 @lowers_module(nn.GRU)
 def gru(ctx, input, hx=None):
-    _check(ctx, ctx.module, input, hx)
+    _check(ctx, ctx.module, input)
     x = _batch_first(ctx, functions.float_operand(ctx, input))
     out, h, _ = _run(ctx, _gru_cell, x, hx, None)
     return _batch_first(ctx, out), h
