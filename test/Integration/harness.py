@@ -167,6 +167,30 @@ def snapshot(model, trainer):
     return state
 
 
+def steps_as_pytorch(trainer, reference, loss_fn, batches, lr):
+    """Steps `trainer` and SGD at `lr` on the PyTorch module `reference`
+    through `batches`: each step's loss within 1e-5 (relative) of
+    PyTorch's."""
+    optimizer = torch.optim.SGD(reference.parameters(), lr=lr)
+    for step, batch in enumerate(batches):
+        optimizer.zero_grad()
+        expected = loss_fn(reference, *batch)
+        expected.backward()
+        optimizer.step()
+        loss = trainer.step(*batch)
+        assert abs(loss - expected.item()) <= 1e-5 * abs(expected.item()), (
+            step, loss, expected.item())
+
+
+def assert_state_close(trainer, reference, rtol=1e-4, atol=1e-5):
+    """`trainer`'s state (mixprec.torch) is the PyTorch module
+    `reference`'s."""
+    state = trainer.state_dict()
+    for key, value in reference.state_dict().items():
+        assert torch.allclose(state[key], value, rtol=rtol, atol=atol), (
+            key, (state[key] - value).abs().max().item())
+
+
 def assert_close(actual, expected, dtype):
     """Compares a result of element type `dtype` with its reference; a
     16-bit reference is computed in float32 and rounded here, once."""

@@ -10,29 +10,19 @@ with each batch (src_key_padding_mask, masked mean pooling over ~mask),
 whose lengths differ from batch to batch, trains as PyTorch in FP32 and
 learns in bf16 AMP."""
 import copy
-import os
-import shutil
 
 import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+import harness
 import mixprec.torch as mpt
+from harness import assert_state_close, steps_as_pytorch
 
 ROWS, FEATURES, KEYS, CLASSES = 8, 12, 10, 4
 STEPS = 4
 LR = 0.5
-
-BUILD = os.environ.get("MIXPREC_BUILD", "build")
-GPUSIM = os.path.abspath(os.path.join(BUILD, "lib", "libmixprec_gpusim.so"))
-PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-# The CUDA runtime opens its driver at the first CUDA call of the process.
-os.environ.setdefault("MIXPREC_LIBCUDA", GPUSIM)
-
-TARGETS = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not (os.path.exists(GPUSIM) and os.path.exists(PTXAS)),
-    reason="needs the GPU simulator and ptxas"))]
 
 
 class TwiceMasked(nn.Module):
@@ -97,7 +87,7 @@ def batches(count):
             for _ in range(count)]
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", harness.BACKENDS)
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_infinite_fill_trains_as_pytorch(name, target):
     torch.manual_seed(0)
@@ -166,7 +156,7 @@ def padded_batches(count):
     return result
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", harness.BACKENDS)
 def test_a_padding_mask_from_the_batch_trains_as_pytorch(target):
     torch.manual_seed(0)
     model = PaddedEncoder()
@@ -178,18 +168,8 @@ def test_a_padding_mask_from_the_batch_trains_as_pytorch(target):
                           target=target,
                           arch="sm_90" if target == "cuda" else None)
     assert "mixprec.logical_not" in trainer.text
-    optimizer = torch.optim.SGD(reference.parameters(), lr=0.1)
-    for step, batch in enumerate(data):
-        optimizer.zero_grad()
-        expected = padded_loss(reference, *batch)
-        expected.backward()
-        optimizer.step()
-        assert trainer.step(*batch) == pytest.approx(expected.item(),
-                                                     rel=1e-5), step
-    state = trainer.state_dict()
-    for key, value in reference.state_dict().items():
-        assert torch.allclose(state[key], value, rtol=1e-4, atol=1e-5), (
-            key, (state[key] - value).abs().max().item())
+    steps_as_pytorch(trainer, reference, padded_loss, data, 0.1)
+    assert_state_close(trainer, reference)
 
 
 def test_a_padding_mask_from_the_batch_learns_in_bf16():
@@ -228,11 +208,4 @@ def test_a_mask_with_numbers_trains_as_pytorch():
     data = padded_batches(STEPS)
     trainer = mpt.compile(model, padded_loss, data[0],
                           torch.optim.SGD(model.parameters(), lr=0.1))
-    optimizer = torch.optim.SGD(reference.parameters(), lr=0.1)
-    for step, batch in enumerate(data):
-        optimizer.zero_grad()
-        expected = padded_loss(reference, *batch)
-        expected.backward()
-        optimizer.step()
-        assert trainer.step(*batch) == pytest.approx(expected.item(),
-                                                     rel=1e-5), step
+    steps_as_pytorch(trainer, reference, padded_loss, data, 0.1)

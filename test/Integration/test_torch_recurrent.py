@@ -7,27 +7,18 @@ batches they take the same SGD steps as PyTorch in FP32 (losses within
 in bf16 AMP they learn. Also: given initial states, the final states and
 a bidirectional GRU that is not batch first."""
 import copy
-import os
-import shutil
 
 import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+import harness
 import mixprec.torch as mpt
+from harness import assert_state_close, steps_as_pytorch
 
 VOCABULARY, WIDTH, HIDDEN, LENGTH, ROWS, CLASSES = 20, 8, 12, 6, 4, 3
 STEPS = 3
-
-BUILD = os.environ.get("MIXPREC_BUILD", "build")
-GPUSIM = os.path.abspath(os.path.join(BUILD, "lib", "libmixprec_gpusim.so"))
-PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-os.environ.setdefault("MIXPREC_LIBCUDA", GPUSIM)
-
-TARGETS = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not (os.path.exists(GPUSIM) and os.path.exists(PTXAS)),
-    reason="needs the GPU simulator and ptxas"))]
 
 
 class Classifier(nn.Module):
@@ -100,7 +91,7 @@ def batches(count):
     return result
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", harness.BACKENDS)
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_trains_as_pytorch(name, target):
     torch.manual_seed(0)
@@ -112,18 +103,8 @@ def test_trains_as_pytorch(name, target):
                           torch.optim.SGD(model.parameters(), lr=0.5),
                           target=target,
                           arch="sm_90" if target == "cuda" else None)
-    optimizer = torch.optim.SGD(reference.parameters(), lr=0.5)
-    for step, batch in enumerate(data):
-        optimizer.zero_grad()
-        expected = loss_fn(reference, *batch)
-        expected.backward()
-        optimizer.step()
-        assert trainer.step(*batch) == pytest.approx(expected.item(),
-                                                     rel=1e-5), step
-    state = trainer.state_dict()
-    for key, value in reference.state_dict().items():
-        assert torch.allclose(state[key], value, rtol=1e-4, atol=1e-5), (
-            key, (state[key] - value).abs().max().item())
+    steps_as_pytorch(trainer, reference, loss_fn, data, 0.5)
+    assert_state_close(trainer, reference)
 
 
 def test_an_lstm_learns_in_bf16():

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import functions
-from .emitter import TORCH_TYPES, i64_array
+from .emitter import i64_array
 from .registry import FUNCTIONS, lowers, lowers_module
 
 
@@ -53,9 +53,9 @@ def conv2d(ctx, input):
                              m.padding, m.dilation, m.groups, "nn.Conv2d")
 
 
-def _pad_axis(ctx, x, axis, before, after):
-    """x with `before` zeros ahead of and `after` behind its elements along
-    `axis`; a negative count cuts instead."""
+def _pad_axis(ctx, x, axis, before, after, fill=0.0):
+    """x with `before` `fill`s ahead of and `after` behind its elements
+    along `axis`; a negative count cuts instead."""
     ops = ctx.ops
     if before < 0 or after < 0:
         offsets = [0] * len(x.shape)
@@ -71,8 +71,7 @@ def _pad_axis(ctx, x, axis, before, after):
         elif count:
             shape = list(x.shape)
             shape[axis] = count
-            pieces.append(ctx.value(torch.zeros(
-                shape, dtype=TORCH_TYPES[x.dtype])))
+            pieces.append(ops.constant(torch.full(shape, fill), x.dtype))
     if len(pieces) == 1:
         return x
     shape = list(x.shape)
@@ -393,11 +392,7 @@ def _pad_for_ceil_mode(ctx, x, kernel, stride, padding):
             windows -= 1
         extra = (windows - 1) * s + k - (size + 2 * p)
         if extra > 0:
-            shape = list(x.shape)
-            shape[axis] = extra
-            fill = ctx.ops.constant(torch.full(shape, -math.inf), x.dtype)
-            shape[axis] = size + extra
-            x = ctx.ops.concat([x, fill], axis, tuple(shape))
+            x = _pad_axis(ctx, x, axis, 0, extra, -math.inf)
     return x
 
 
