@@ -249,6 +249,12 @@ private:
                    Operation *before,
                    llvm::function_ref<bool(OpOperand &)> replaced,
                    Sweeps &sweeps, bool backward);
+  /// Makes each recomputed op that repeats an earlier one of the same run of
+  /// recomputed ops (the same op on the same values) read the earlier one's
+  /// result, and drops it: chains recomputed for values of one producer (a
+  /// projection's q, k and v) compute it once. Across runs the earlier
+  /// result would be held from one stretch of the backward to another.
+  void mergeRepeatedRecomputations(Block &body, Sweeps &sweeps);
   /// A forward value the backward reads, and the ops that compute it again
   /// before its first backward reader.
   struct Recomputation {
@@ -322,6 +328,7 @@ void RematerializePass::rematerialize(Block &body) {
               body.findAncestorOpInBlock(*use.getOwner()));
         },
         sweeps, /*backward=*/true);
+    mergeRepeatedRecomputations(body, sweeps);
   }
 }
 
@@ -509,6 +516,69 @@ RematerializePass::clone(ArrayRef<Operation *> chain, ArrayRef<Value> values,
       op->erase();
     }
   return last;
+}
+
+/// Whether `value` is a recomputed copy of free operands alone, which
+/// copyToEachReader gives each reader on purpose (a weight's 16-bit copy).
+bool isCopyOfFree(Value value) {
+  Operation *producer = value.getDefiningOp();
+  return producer && producer->hasAttr(kRecomputedAttr) &&
+         llvm::all_of(producer->getOperands(), Schedule::isFree);
+}
+
+void RematerializePass::mergeRepeatedRecomputations(Block &body,
+                                                    Sweeps &sweeps) {
+  constexpr auto flags = OperationEquivalence::IgnoreLocations |
+                         OperationEquivalence::IgnoreDiscardableAttrs;
+  // Two copies of the same free operands read alike.
+  auto sameValue = [&](Value a, Value b) {
+    return success(
+        a == b || (isCopyOfFree(a) && isCopyOfFree(b) &&
+                   OperationEquivalence::isEquivalentTo(
+                       a.getDefiningOp(), b.getDefiningOp(),
+                       OperationEquivalence::exactValueMatch, nullptr, flags)));
+  };
+  auto hashValue = [](Value value) {
+    if (!isCopyOfFree(value))
+      return hash_value(value);
+    return OperationEquivalence::computeHash(
+        value.getDefiningOp(), OperationEquivalence::directHashValue,
+        OperationEquivalence::ignoreHashValue, flags);
+  };
+  llvm::DenseMap<unsigned, SmallVector<Operation *, 1>> seen;
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    if (!op.hasAttr(kRecomputedAttr)) {
+      seen.clear();
+      continue;
+    }
+    if (!isRepeatable(&op) || isCopyOfFree(op.getResult(0)))
+      continue;
+    unsigned hash = OperationEquivalence::computeHash(
+        &op, hashValue, OperationEquivalence::ignoreHashValue, flags);
+    SmallVector<Operation *, 1> &earlier = seen[hash];
+    Operation *same = nullptr;
+    for (Operation *candidate : earlier)
+      if (OperationEquivalence::isEquivalentTo(candidate, &op, sameValue,
+                                               nullptr, flags))
+        same = candidate;
+    if (!same) {
+      earlier.push_back(&op);
+      continue;
+    }
+    llvm::SetVector<Operation *> operands;
+    for (Value operand : op.getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        operands.insert(producer);
+    op.getResult(0).replaceAllUsesWith(same->getResult(0));
+    sweeps.backward.erase(&op);
+    op.erase();
+    // Its copies of free operands, read by it alone.
+    for (Operation *producer : operands)
+      if (producer->use_empty() && isCopyOfFree(producer->getResult(0))) {
+        sweeps.backward.erase(producer);
+        producer->erase();
+      }
+  }
 }
 
 std::optional<RematerializePass::Recomputation>

@@ -213,6 +213,9 @@ def MixprecRematerialize
       program order, not the state and batch, which do not change;
       `mixprec-compile --memory-budget` checks the budget against the plan
       the code uses and runs this pass with a tighter one when it must.
+      Within a run of recomputed ops, an op that repeats an earlier one on
+      the same values (the projection shared by attention's recomputed q,
+      k and v) reads the earlier one's result instead.
     - With `report`, each recomputation goes to stderr: the op, its
       location, its bytes and operations.
 

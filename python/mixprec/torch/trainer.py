@@ -3,6 +3,7 @@ mixprec train step, with PyTorch's names for its state."""
 import collections
 import ctypes
 import gc
+import re
 
 import numpy as np
 import torch
@@ -100,7 +101,64 @@ def compile(model, loss_fn, example_batch, optimizer, precision="fp32",
     library = compiler.compile_source(imported.text, options=options)
     if num_threads is not None:
         library.num_threads = num_threads
+    if memory_budget is not None:
+        library = _within_budget(library, imported.text, options,
+                                 memory_budget)
     return Trainer(model, imported, library, precision)
+
+
+def _within_budget(library, text, options, memory_budget):
+    """`library`, or one compiled with a smaller --memory-budget, whose
+    trainer's memory plan is within `memory_budget`. The compiler's budget
+    counts a call's inputs (the batch too), outputs and workspace; a
+    trainer's plan counts its state, workspace and, on the CPU, the
+    runtime's per-thread contraction buffers. The compiler's budget is
+    moved by that difference, taken from `library`."""
+    def held(library):
+        plan = library.trainer("train").memory_plan
+        return plan.host_bytes or plan.device_bytes
+
+    def compiled_peak(library):
+        # Outputs named as inputs are the state, updated in place.
+        function = library.function("train")
+        inputs = {spec.name for spec in function.inputs}
+        tensors = function.inputs + tuple(
+            spec for spec in function.outputs if spec.name not in inputs)
+        return library.function_memory("train").workspace_bytes + sum(
+            int(np.prod(spec.shape)) * np.dtype(spec.numpy_dtype).itemsize
+            for spec in tensors)
+
+    first = held(library)
+    if first <= memory_budget:
+        return library
+    beside = first - compiled_peak(library)
+    lowered = [option for option in options
+               if not option.startswith("--memory-budget=")]
+    lowered.append("--memory-budget=%d" % max(1, memory_budget - beside))
+    try:
+        bounded = compiler.compile_source(text, options=lowered)
+    except compiler.CompileError as error:
+        least = re.search(r"a train step needs (\d+) bytes at its peak",
+                          str(error))
+        if not least:
+            raise
+        raise compiler.CompileError(
+            "a train step needs %d bytes at its peak, more than "
+            "memory_budget=%d: %s as the compiler plans a call with the "
+            "forward values recomputed in the backward that lower it, and "
+            "%d the trainer holds besides (the runtime's per-thread "
+            "contraction buffers, less the batch); give a budget of at least "
+            "that, or train on smaller batches" % (
+                int(least.group(1)) + beside, memory_budget,
+                least.group(1), beside)) from None
+    bounded.num_threads = library.num_threads
+    if held(bounded) > memory_budget:
+        raise compiler.CompileError(
+            "the train step's memory plan holds %d bytes, more than "
+            "memory_budget=%d, though the compiler's plan is within %d; give "
+            "a larger budget" % (held(bounded), memory_budget,
+                                 memory_budget - beside))
+    return bounded
 
 
 def _return_freed_memory():

@@ -4,6 +4,7 @@
 // A budget that cannot be met is no error: everything that lowers the
 // estimate is recomputed, and the pass succeeds.
 // RUN: mixprec-opt %s -split-input-file --mixprec-rematerialize=budget=1 | FileCheck %s --check-prefix=TWO
+// RUN: mixprec-opt %s -split-input-file --mixprec-rematerialize=budget=1 | FileCheck %s --check-prefix=SHARED
 // RUN: mixprec-opt %s -split-input-file --mixprec-rematerialize="budget=20491 report" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 // RUN: not mixprec-opt %s -split-input-file --mixprec-rematerialize=budget=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
@@ -244,6 +245,55 @@ func.func @splat(%mask: tensor<2x8xi1>, %lr: tensor<f32>) -> tensor<f32> attribu
   %old = mixprec.read @w : tensor<2x8xf32>
   %new = mixprec.sgd_update %old, %dw, %lr {optimizer = #mixprec.sgd<>} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
   mixprec.assign @w, %new : tensor<2x8xf32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Values of one producer recomputed for the same backward reader share its
+// recomputation. %a = tanh(%h) and %b = sigmoid(%h), %h = %e + %e with
+// %e = exp(%x), are read by the forward and, after %big, together by one
+// backward op. Under a budget both are recomputed right before that reader:
+// their chains would each repeat exp and add, and the second one reads the
+// first's add instead (as attention's q, k and v share their projection).
+// The exp of an argument alone is a copy each reader (operand) gets.
+mixprec.parameter @w : tensor<1024xf32> = #mixprec.zeros
+// CHECK-LABEL: func.func @shared_producer(
+// CHECK-NOT:     mixprec.add {{.*}}mixprec.recomputed
+// CHECK:         return
+
+// SHARED-LABEL: func.func @shared_producer(
+// SHARED-SAME:    %[[X:[^:]+]]: tensor<1024xf32>
+// SHARED:         mixprec.reduce_sum
+// SHARED:         %[[E1:.+]] = mixprec.exp %[[X]] {mixprec.recomputed = {{[0-9]+}} : i64} : tensor<1024xf32>
+// SHARED-NEXT:    %[[E2:.+]] = mixprec.exp %[[X]] {mixprec.recomputed = {{[0-9]+}} : i64} : tensor<1024xf32>
+// SHARED-NEXT:    %[[H2:.+]] = mixprec.add %[[E2]], %[[E1]] {mixprec.recomputed = {{[0-9]+}} : i64} : tensor<1024xf32>
+// SHARED-NOT:     mixprec.add
+// SHARED-DAG:     %[[A2:.+]] = mixprec.tanh %[[H2]] {mixprec.recomputed = {{[0-9]+}} : i64} : tensor<1024xf32>
+// SHARED-DAG:     %[[B2:.+]] = mixprec.sigmoid %[[H2]] {mixprec.recomputed = {{[0-9]+}} : i64} : tensor<1024xf32>
+// SHARED-NOT:     mixprec.add
+// SHARED:         mixprec.mul %[[A2]], %[[B2]] : tensor<1024xf32>
+// SHARED:         return
+func.func @shared_producer(%x: tensor<1024xf32>, %xb: tensor<4096xf32>, %lr: tensor<f32>) -> tensor<f32> attributes {mixprec.optimizer_step} {
+  %w = mixprec.read @w : tensor<1024xf32>
+  %e = mixprec.exp %x : tensor<1024xf32>
+  %h = mixprec.add %e, %e : tensor<1024xf32>, tensor<1024xf32>
+  %a = mixprec.tanh %h : tensor<1024xf32>
+  %b = mixprec.sigmoid %h : tensor<1024xf32>
+  %y = mixprec.mul %a, %w : tensor<1024xf32>, tensor<1024xf32>
+  %z = mixprec.mul %b, %w : tensor<1024xf32>, tensor<1024xf32>
+  %yz = mixprec.add %y, %z : tensor<1024xf32>, tensor<1024xf32>
+  %s1 = mixprec.reduce_sum %yz {dims = array<i64: 0>} : tensor<1024xf32>
+  %big = mixprec.exp %xb : tensor<4096xf32>
+  %s2 = mixprec.reduce_sum %big {dims = array<i64: 0>} : tensor<4096xf32>
+  %l = mixprec.add %s1, %s2 : tensor<f32>, tensor<f32>
+  %seed = mixprec.constant {mixprec.loss_seed} dense<1.0> : tensor<f32>
+  %dy = mixprec.broadcast %seed : tensor<f32> -> tensor<1024xf32>
+  %ab = mixprec.mul %a, %b : tensor<1024xf32>, tensor<1024xf32>
+  %dw = mixprec.mul %dy, %ab : tensor<1024xf32>, tensor<1024xf32>
+  %oldw = mixprec.read @w : tensor<1024xf32>
+  %neww = mixprec.sgd_update %oldw, %dw, %lr {optimizer = #mixprec.sgd<>} : (tensor<1024xf32>, tensor<1024xf32>, tensor<f32>) -> tensor<1024xf32>
+  mixprec.assign @w, %neww : tensor<1024xf32>
   return %l : tensor<f32>
 }
 
