@@ -15,8 +15,9 @@ namespace mixprec {
 /// `cpu` ("native" for the host) and writes position-independent object
 /// files into `directory`; returns their paths. Functions marked optnone
 /// (the host code, which grows with the model) are generated at O0, whose
-/// cost grows linearly with their size; the rest at O3. Each stage is timed
-/// under `timing`.
+/// cost grows linearly with their size; the rest (the loop nests) at O3, in
+/// one part per hardware thread, all on threads of their own. Each stage is
+/// timed under `timing`.
 mlir::FailureOr<std::vector<std::string>>
 emitObjectFiles(mlir::ModuleOp module, llvm::StringRef cpu,
                 llvm::StringRef directory, mlir::TimingScope &timing);
