@@ -5,8 +5,10 @@ forward match. Functional layers (F.conv2d, F.batch_norm, the pools,
 F.embedding), the arguments of split/chunk/unbind, min, softmax with a
 dtype, x += y, Dropout(p=1), torch.no_grad() on the batch only, losses
 with ignore_index, the hardtanh family, Mish, Softplus, PReLU,
-GroupNorm/InstanceNorm, upsampling and transposed convolutions."""
+GroupNorm/InstanceNorm, upsampling and transposed convolutions, einsum
+products and gathers by an integer index tensor."""
 import copy
+import re
 
 import pytest
 import torch
@@ -527,3 +529,54 @@ def test_stochastic_depth_keeps_or_drops_whole_samples(mode):
     assert all(mean / steps == round(mean / steps) for mean in means), means
     assert len(means) > 1 and max(means) <= 2
     assert torch.equal(trainer.forward(ones), ones)
+
+
+class RelativeBias(nn.Module):
+    """A bias table of parameters read through a constant index buffer (as
+    maxvit's and swin's relative position biases), and the batch's rows in
+    another order by a tensor index with a negative entry."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.table = nn.Parameter(torch.randn(5, FEATURES))
+        self.register_buffer("index", torch.tensor([[4, 0, 2], [1, 1, 3]]))
+        self.head = nn.Linear(FEATURES, CLASSES)
+
+    def forward(self, x):
+        bias = self.table[self.index].sum((0, 1))
+        shuffled = x[torch.tensor([5, 4, 3, 2, 1, -6])]
+        return self.head(shuffled + bias)
+
+
+def test_tensor_index_gathers_as_pytorch():
+    side_by_side(RelativeBias(), cross_entropy, features_batch())
+
+
+def einsum_attention(h):
+    q = h.reshape(2, 3, 2, 3)
+    scores = torch.einsum("b i h d, b j h d -> b h i j", q, q * 0.5)
+    mixed = torch.einsum("bhij,bjhd->bihd", scores.softmax(-1), q)
+    return torch.einsum("rf,gf->rg", mixed.reshape(ROWS, FEATURES), h)
+
+
+def test_einsum_trains_as_pytorch():
+    side_by_side(Around(einsum_attention), cross_entropy, features_batch())
+
+
+@pytest.mark.parametrize("equation, reason", [
+    ("ij->ji", "with 1 operands"),
+    ("...i,...i->...", "without '...'"),
+    ("ii,ij->ij", "a letter repeated in one term"),
+    ("ij,jk->i", "a letter summed in one operand alone"),
+])
+def test_einsum_outside_products_is_refused(equation, reason):
+    operands = 1 if equation.count(",") == 0 else 2
+
+    def form(h):
+        return torch.einsum(equation, *[h] * operands).sum() + h
+
+    model = Around(form)
+    with pytest.raises(mpt.UnsupportedError, match=re.escape(reason)):
+        mpt.compile(model, cross_entropy, features_batch(),
+                    torch.optim.SGD(model.parameters(), lr=0.1))

@@ -258,13 +258,16 @@ class ArgmaxFeature(nn.Module):
 
 
 class TensorIndex(nn.Module):
+    """A bool mask as an index: the result's shape would depend on the
+    data (an integer index tensor is a gather, supported)."""
+
     def __init__(self):
         super().__init__()
-        self.register_buffer("order", torch.tensor([3, 2, 1, 0]))
+        self.register_buffer("keep", torch.ones(ROWS, dtype=torch.bool))
         self.head = nn.Linear(FEATURES, CLASSES)
 
     def forward(self, x):
-        return self.head(x[self.order])  # <- tensor-index
+        return self.head(x[self.keep])  # <- tensor-index
 
 
 class Noise(nn.Module):

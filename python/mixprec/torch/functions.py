@@ -550,6 +550,60 @@ def matmul(ctx, input, other):
     return ctx.ops.matmul(lhs, rhs)
 
 
+@lowers(torch.einsum)
+def einsum(ctx, equation, *operands):
+    """A product of two tensors written as an einsum (attention's
+    "bhid,bhjd->bhij"): each operand transposed to (batch, its own, summed)
+    letters and flattened to a matrix per batch index, one matrix product,
+    and the result put in the output's order. Letters are single letters
+    (spaces between them allowed); one operand, `...`, a letter twice in
+    one operand, or one summed away in a single operand are refused."""
+    if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
+        operands = tuple(operands[0])
+    terms = equation.replace(" ", "")
+    if "..." in terms or "->" not in terms or len(operands) != 2:
+        raise ctx.unsupported(
+            "torch.einsum(%r) with %d operands" % (equation, len(operands)),
+            "give two operands and the output's letters after '->', "
+            "without '...'")
+    inputs, output = terms.split("->")
+    lhs_letters, rhs_letters = inputs.split(",")
+    for letters in (lhs_letters, rhs_letters, output):
+        if len(set(letters)) != len(letters):
+            raise ctx.unsupported("torch.einsum(%r)" % equation,
+                                  "a letter repeated in one term (a "
+                                  "diagonal) is not supported")
+    if set(output) - set(lhs_letters + rhs_letters) or (
+            set(lhs_letters) ^ set(rhs_letters)) - set(output):
+        raise ctx.unsupported("torch.einsum(%r)" % equation,
+                              "a letter summed in one operand alone is not "
+                              "supported: sum it first")
+    lhs, rhs = _operands(ctx, *operands)
+    size = dict(zip(lhs_letters, lhs.shape))
+    size.update(zip(rhs_letters, rhs.shape))
+    batch = [c for c in output if c in lhs_letters and c in rhs_letters]
+    own_lhs = [c for c in output if c not in rhs_letters]
+    own_rhs = [c for c in output if c not in lhs_letters]
+    summed = [c for c in lhs_letters if c not in output]
+
+    def arranged(x, letters, order):
+        x = ctx.ops.transpose(x, [letters.index(c) for c in order])
+        return x, [size[c] for c in order]
+
+    lhs, _ = arranged(lhs, lhs_letters, batch + own_lhs + summed)
+    rhs, _ = arranged(rhs, rhs_letters, batch + summed + own_rhs)
+    batch_shape = tuple(size[c] for c in batch)
+    rows = math.prod(size[c] for c in own_lhs)
+    columns = math.prod(size[c] for c in own_rhs)
+    depth = math.prod(size[c] for c in summed)
+    product = ctx.ops.matmul(
+        ctx.ops.reshape(lhs, batch_shape + (rows, depth)),
+        ctx.ops.reshape(rhs, batch_shape + (depth, columns)))
+    produced = batch + own_lhs + own_rhs
+    product = ctx.ops.reshape(product, [size[c] for c in produced])
+    return ctx.ops.transpose(product, [produced.index(c) for c in output])
+
+
 # Shapes.
 def _to_example_shape(ctx, input):
     return ctx.ops.reshape(ctx.value(input), ctx.shape())
@@ -664,7 +718,10 @@ def getitem(ctx, container, index):
 
 def _index(ctx, x, index):
     """Basic indexing: integers, slices with positive steps, None and
-    Ellipsis."""
+    Ellipsis; and the rows of `x` an integer tensor picks (a relative
+    position bias table indexed by a constant index buffer), a gather."""
+    if _is_integer_tensor(index):
+        return _gather_rows(ctx, x, index)
     items = list(index) if isinstance(index, tuple) else [index]
     if any(isinstance(i, (Value, torch.Tensor, list)) for i in items):
         raise ctx.unsupported("indexing with a tensor or list",
@@ -695,6 +752,23 @@ def _index(ctx, x, index):
         dim += 1
     return ctx.ops.reshape(ctx.ops.slice(x, offsets, sizes, strides),
                            ctx.shape())
+
+
+def _is_integer_tensor(index):
+    if isinstance(index, Value):
+        return index.dtype in ("i32", "i64")
+    return isinstance(index, torch.Tensor) and not (
+        index.is_floating_point() or index.dtype == torch.bool)
+
+
+def _gather_rows(ctx, x, index):
+    """x[index]: the rows of x at `index` (mixprec.embedding), negative
+    indices of a constant counted from the end as PyTorch counts them; an
+    index outside the rows stops the step with an index error."""
+    if isinstance(index, torch.Tensor):
+        index = ctx.value(torch.remainder(index, x.shape[0]).to(torch.int64))
+    table = x if len(x.shape) > 1 else ctx.ops.reshape(x, x.shape + (1,))
+    return ctx.ops.reshape(ctx.ops.embedding(table, index), ctx.shape())
 
 
 # Tensors made from another's shape and dtype only: constants of the step.

@@ -65,8 +65,22 @@ def function_name(target):
 
 
 def module_type_name(module):
-    cls = type(module)
-    module_name = cls.__module__
+    return module_type_name_of(type(module))
+
+
+def imported_names():
+    """What has a lowering, as the README lists it: module types, torch
+    functions, Tensor methods and operators, each sorted."""
+    modules = sorted(module_type_name_of(t) for t in MODULES)
+    functions = sorted(function_name(f) for f in FUNCTIONS
+                       if f not in _OPERATORS and f is not getattr)
+    operators = sorted(_OPERATORS[f] for f in FUNCTIONS if f in _OPERATORS)
+    methods = sorted("Tensor." + name for name in METHODS)
+    return modules, functions, methods, operators
+
+
+def module_type_name_of(module_type):
+    module_name = module_type.__module__
     if module_name.startswith("torch.nn.modules."):
         module_name = "torch.nn"
-    return "%s.%s" % (module_name, cls.__qualname__)
+    return "%s.%s" % (module_name, module_type.__qualname__)
