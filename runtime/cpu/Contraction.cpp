@@ -102,7 +102,7 @@ int64_t rowsPerTask(const Gemm &gemm) {
 /// A oneDNN matmul for one block shape and input type, kept for the
 /// process.
 struct Matmul {
-  int64_t key[11];
+  int64_t key[12];
   dnnl_primitive_t primitive;
   dnnl_memory_desc_t lhs, rhs, result, scratchpad;
   size_t scratchpadBytes;
@@ -129,7 +129,9 @@ bool matrix(const OneDnn &library, dnnl_memory_desc_t &desc, int64_t rows,
 }
 
 /// Whether oneDNN's choice for `primitiveDesc` is one of its reference
-/// loops, slower than widening bf16 for its f32 kernels.
+/// loops, slower than copying the operands densely (and widening bf16) for
+/// its own kernels: a 7-row f32 block whose LHS is read down its columns
+/// ran at 0.1 GFLOP/s in maxvit's step.
 bool isReference(const OneDnn &library, const_dnnl_primitive_desc_t desc) {
   const char *name = nullptr;
   return library.primitiveDescQuery(desc, dnnl_query_impl_info_str, 0, &name) !=
@@ -138,9 +140,10 @@ bool isReference(const OneDnn &library, const_dnnl_primitive_desc_t desc) {
 }
 
 /// Makes `matmul`'s primitive with inputs of `inputType` and an f32 result;
-/// false when oneDNN has none for it (for bf16: none of its own kernels).
+/// false when oneDNN has none for it, or only its reference loops and not
+/// `allowReference`.
 bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
-          bool accumulate, dnnl_data_type_t inputType) {
+          bool accumulate, dnnl_data_type_t inputType, bool allowReference) {
   if (!matrix(library, matmul.lhs, rows, gemm.k, gemm.lhsM, gemm.lhsK,
               inputType) ||
       !matrix(library, matmul.rhs, gemm.k, gemm.n, gemm.rhsK, gemm.rhsN,
@@ -165,7 +168,7 @@ bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
   if (ok)
     ok = library.primitiveDescCreate(&primitiveDesc, &desc, attr,
                                      library.engine, nullptr) == dnnl_success;
-  if (ok && inputType == dnnl_bf16)
+  if (ok && !allowReference)
     ok = !isReference(library, primitiveDesc);
   if (ok) {
     matmul.scratchpad = *library.primitiveDescQueryMd(
@@ -184,15 +187,16 @@ bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
 }
 
 /// The matmul of `gemm` on `rows` rows of `inputType`, made once per shape;
-/// null when oneDNN is missing or has none.
+/// null when oneDNN is missing or has none (but its reference loops, unless
+/// `allowReference`).
 const Matmul *matmulFor(const Gemm &gemm, int64_t rows, bool accumulate,
-                        dnnl_data_type_t inputType) {
+                        dnnl_data_type_t inputType, bool allowReference) {
   const OneDnn *library = oneDnn();
   if (!library)
     return nullptr;
-  int64_t key[11] = {rows,         gemm.n,     gemm.k,    gemm.lhsM,
+  int64_t key[12] = {rows,         gemm.n,     gemm.k,    gemm.lhsM,
                      gemm.lhsK,    gemm.rhsK,  gemm.rhsN, gemm.resultM,
-                     gemm.resultN, accumulate, inputType};
+                     gemm.resultN, accumulate, inputType, allowReference};
   pthread_mutex_lock(&cacheMutex);
   Matmul *found = cache;
   while (found && std::memcmp(found->key, key, sizeof(key)) != 0)
@@ -202,7 +206,8 @@ const Matmul *matmulFor(const Gemm &gemm, int64_t rows, bool accumulate,
     found = static_cast<Matmul *>(std::calloc(1, sizeof(Matmul)));
     if (found) {
       std::memcpy(found->key, key, sizeof(key));
-      if (!make(*library, *found, gemm, rows, accumulate, inputType))
+      if (!make(*library, *found, gemm, rows, accumulate, inputType,
+                allowReference))
         found->primitive = nullptr;
       found->next = cache;
       cache = found;
@@ -350,8 +355,9 @@ float load(const char *base, int64_t index, int64_t type) {
 /// What a task needs: the GEMM, its blocks and the loops around it.
 struct Work {
   Gemm gemm;
-  // bf16 operands oneDNN has no bf16 kernel for are widened, a block at a
-  // time, into dense f32 copies: the GEMM on them.
+  // Operands oneDNN has no kernel of its own for (bf16 ones, or f32 ones
+  // read with strides it only has reference loops for) are copied, a block
+  // at a time, into dense f32 copies: the GEMM on them.
   Gemm widened;
   int64_t type;
   bool widen;
@@ -390,9 +396,10 @@ bool reserve(float *&buffer, int64_t &elements, int64_t needed,
   return ok;
 }
 
-/// Widens `rows` rows of the bf16 LHS and the RHS into this thread's dense
-/// f32 copies (exact); false when they cannot be allocated.
-bool widen(const Gemm &gemm, int64_t rows, const void *lhs, const void *rhs) {
+/// Copies `rows` rows of the LHS and the RHS, of element `type`, into this
+/// thread's dense f32 copies (exact); false when they cannot be allocated.
+bool widen(const Gemm &gemm, int64_t rows, int64_t type, const void *lhs,
+           const void *rhs) {
   if (!reserve(threadLhs, threadLhsElements, rows * gemm.k,
                preparedValue(prepared.lhs)) ||
       !reserve(threadRhs, threadRhsElements, gemm.k * gemm.n,
@@ -402,12 +409,10 @@ bool widen(const Gemm &gemm, int64_t rows, const void *lhs, const void *rhs) {
   auto *b = static_cast<const char *>(rhs);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t l = 0; l < gemm.k; ++l)
-      threadLhs[i * gemm.k + l] =
-          load(a, i * gemm.lhsM + l * gemm.lhsK, MIXPREC_BF16);
+      threadLhs[i * gemm.k + l] = load(a, i * gemm.lhsM + l * gemm.lhsK, type);
   for (int64_t l = 0; l < gemm.k; ++l)
     for (int64_t j = 0; j < gemm.n; ++j)
-      threadRhs[l * gemm.n + j] =
-          load(b, l * gemm.rhsK + j * gemm.rhsN, MIXPREC_BF16);
+      threadRhs[l * gemm.n + j] = load(b, l * gemm.rhsK + j * gemm.rhsN, type);
   return true;
 }
 
@@ -476,7 +481,7 @@ void runTask(void *context, int64_t task) {
     int64_t type = work.type;
     const Matmul *matmul = shape[step > 0 ? 1 : 0];
     if (work.widen) {
-      if (widen(gemm, height, lhs, rhs)) {
+      if (widen(gemm, height, work.type, lhs, rhs)) {
         lhs = threadLhs, rhs = threadRhs, actual = &work.widened;
         type = MIXPREC_F32;
       } else {
@@ -504,14 +509,17 @@ void runTask(void *context, int64_t task) {
 
 /// Makes `work`'s matmuls for `gemm` with inputs of `type`; false when
 /// oneDNN lacks one.
-bool makeMatmuls(Work &work, const Gemm &gemm, dnnl_data_type_t type) {
+bool makeMatmuls(Work &work, const Gemm &gemm, dnnl_data_type_t type,
+                 bool allowReference) {
   bool all = true;
   for (int last = 0; last < 2; ++last) {
     int64_t height = last ? gemm.m - (work.blocks - 1) * work.rows : work.rows;
-    work.matmuls[last][0] = matmulFor(gemm, height, work.accumulate, type);
+    work.matmuls[last][0] =
+        matmulFor(gemm, height, work.accumulate, type, allowReference);
     all &= work.matmuls[last][0] != nullptr;
     if (work.kSteps.count > 0) {
-      work.matmuls[last][1] = matmulFor(gemm, height, true, type);
+      work.matmuls[last][1] =
+          matmulFor(gemm, height, true, type, allowReference);
       all &= work.matmuls[last][1] != nullptr;
     }
   }
@@ -638,19 +646,25 @@ bool plan(const int64_t *description, Work &work, char *error,
   work.tasks = outerCount * work.blocks;
   OneOpenMPThread alone(oneDnn());
   // Made here, before the threads start: one matmul per block height, for
-  // the first k step and (accumulating) the rest; for bf16 oneDNN's bf16
-  // kernels where it has them for these strides, else f32 ones on widened
-  // copies.
+  // the first k step and (accumulating) the rest.
   work.widened = gemm;
   work.widened.lhsM = gemm.k, work.widened.lhsK = 1;
   work.widened.rhsK = gemm.n, work.widened.rhsN = 1;
   bool dotProducts = description[MIXPREC_CONTRACT_BF16_DOT] != 0;
   if (gemm.k > 0) {
-    if (type == MIXPREC_F32) {
-      makeMatmuls(work, gemm, dnnl_f32);
-    } else if (!dotProducts || !makeMatmuls(work, gemm, dnnl_bf16)) {
+    // oneDNN's own kernels on the operands as they are; else on dense f32
+    // copies of them (bf16 widened); else its reference loops, on the f32
+    // operands as they are or on the widened copies of bf16 ones.
+    bool direct =
+        type == MIXPREC_F32
+            ? makeMatmuls(work, gemm, dnnl_f32, false)
+            : dotProducts && makeMatmuls(work, gemm, dnnl_bf16, false);
+    if (!direct) {
       work.widen = true;
-      makeMatmuls(work, work.widened, dnnl_f32);
+      if (!makeMatmuls(work, work.widened, dnnl_f32, false)) {
+        work.widen = type != MIXPREC_F32;
+        makeMatmuls(work, work.widen ? work.widened : gemm, dnnl_f32, true);
+      }
     }
   }
   return true;

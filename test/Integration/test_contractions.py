@@ -11,10 +11,16 @@ harness.random_exact): positive values with full mantissas, whose sums meet
 the FP32 tolerance in any summation order, and signed values whose products
 and sums are exact, so cancellation cannot hide behind the tolerance.
 """
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
 import torch.nn.functional as F
 
+import harness
+import mixprec
 from harness import (TORCH_DTYPES, assert_close, module, op_function,
                      precompile, random, random_exact, random_positive, run,
                      tensor_type)
@@ -373,3 +379,46 @@ def test_max_pool2d_propagates_nan(config, dtype):
 def _precompiled():
     """Compiles every module of this file concurrently before its tests."""
     precompile([MATMUL, BATCH_MATMUL, LINEAR, CONV, POOL])
+
+
+STRIDED_LHS = r"""
+import os, sys
+import numpy as np
+import mixprec
+text = '''
+func.func @f(%x: tensor<64x7x7xf32>, %w: tensor<64x96xf32>) -> tensor<7x7x96xf32> {
+  %t = mixprec.transpose %x {permutation = array<i64: 2, 1, 0>} : tensor<64x7x7xf32>
+  %wb = mixprec.broadcast %w : tensor<64x96xf32> -> tensor<7x64x96xf32>
+  %y = mixprec.batch_matmul %t, %wb : tensor<7x7x64xf32>, tensor<7x64x96xf32> -> tensor<7x7x96xf32>
+  return %y : tensor<7x7x96xf32>
+}
+'''
+library = mixprec.compile_source(text)
+generator = np.random.default_rng(0)
+x = generator.integers(-8, 8, (64, 7, 7)).astype(np.float32)
+w = generator.integers(-8, 8, (64, 96)).astype(np.float32)
+out = [np.empty((7, 7, 96), np.float32)]
+sys.stdout.write("-- calling\n")
+sys.stdout.flush()
+library.call("f", [x, w], out)
+assert np.array_equal(out[0], x.transpose(2, 1, 0) @ w)
+"""
+
+
+def test_operands_onednn_has_only_reference_loops_for_are_copied():
+    # The transposed windows of a batch read each LHS block down columns 49
+    # elements apart (maxvit's projections): oneDNN has only its reference
+    # loops for that (0.1 GFLOP/s), so the block is copied densely for its
+    # own kernels. The products are exact (small integers).
+    if harness.BACKEND == "cuda":
+        pytest.skip("oneDNN runs the CPU's contractions")
+    run = subprocess.run(
+        [sys.executable, "-c", STRIDED_LHS],
+        env=dict(os.environ, DNNL_VERBOSE="1",
+                 PYTHONPATH=os.path.dirname(os.path.dirname(
+                     os.path.abspath(mixprec.__file__)))),
+        capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    calls = [line for line in run.stdout.partition("-- calling")[2].split("\n")
+             if line.startswith("onednn_verbose,exec,")]
+    assert calls and not [c for c in calls if ",ref:" in c], calls
