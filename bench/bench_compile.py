@@ -17,8 +17,12 @@ generation, ptxas and fatbinary, linking), the library's size and the number
 of distinct loop-nest functions (CPU) or kernels (CUDA) in it, and the
 ratio of time and distinct code to the 1-block compile of the same run.
 
+torchvision's deepest models (densenet121, efficientnet_b0, maxvit_t at
+their smallest inputs, as the zoo suite builds them) follow each config's
+stacks; `--torchvision` picks some (none: skip them).
+
     MIXPREC_BUILD=build /usr/bin/python3 bench/bench_compile.py
-    ... --configs cpu-fp32 --blocks 1 4 --no-wide     # a quicker look
+    ... --configs cpu-fp32 --blocks 1 4 --no-wide --torchvision  # quicker
 """
 import argparse
 import os
@@ -43,17 +47,42 @@ CONFIGS = {
 WIDE = Sizes(width=768, heads=12, hidden=3072)
 # Stages of the timing tree: top-level scopes, and the passes inside the
 # lowering that are a stage of their own.
+# (The CPU's LLVM stage is one: the host code at O0 beside the loop nests'
+# parts at O3, on threads of their own.)
 STAGES = [
     ("parse", "Parse"),
     ("training", "Training passes"),
     ("lowering", "Lowering passes"),
     ("nvptx", "GpuModuleToBinaryPass"),
-    ("llvm-opt", "LLVM optimization (O3)"),
-    ("llvm-host", "LLVM code generation (host, O0)"),
-    ("llvm-codegen", "LLVM code generation (O3)"),
+    ("llvm", r"LLVM code generation \(host at O0, loop nests at O3 in \d+ "
+             r"parts\)"),
     ("ptxas", "ptxas and fatbinary"),
     ("link", "Link"),
 ]
+
+
+# torchvision's deepest classification models, as the zoo suite builds them
+# (test_torchvision_zoo.py): num_classes=10, their smallest input.
+DEEP = {"densenet121": (4, 32), "efficientnet_b0": (8, 32),
+        "maxvit_t": (2, 224)}
+
+
+def torchvision_train_step(name):
+    """The dialect text of torchvision's `name` with an SGD step, imported
+    by mixprec.torch; the CUDA configs compile it as they are."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import torch
+    import torch.nn.functional as F
+    import torchvision.models as models
+    from mixprec.torch.importer import import_model
+    batch, size = DEEP[name]
+    torch.manual_seed(0)
+    model = getattr(models, name)(num_classes=10)
+    example = (torch.randn(batch, 3, size, size),
+               torch.randint(0, 10, (batch,)))
+    return import_model(model, lambda m, x, y: F.cross_entropy(m(x), y),
+                        example, torch.optim.SGD(model.parameters(),
+                                                 lr=0.005)).text
 
 
 def stage_times(report):
@@ -67,7 +96,7 @@ def stage_times(report):
             continue
         seconds, name = float(match.group(1)), match.group(2)
         for key, label in STAGES:
-            if name == label:
+            if re.fullmatch(label, name):
                 times[key] = times.get(key, 0.0) + seconds
     times["lowering"] = times.get("lowering", 0.0) - times.get("nvptx", 0.0)
     return times
@@ -133,6 +162,10 @@ def main():
                         default=[1, 2, 4, 8, 12])
     parser.add_argument("--no-wide", action="store_true",
                         help="skip the 768-wide 12-block model")
+    parser.add_argument("--torchvision", nargs="*", default=list(DEEP),
+                        choices=sorted(DEEP),
+                        help="torchvision's deepest models to compile too "
+                        "(needs python3-torchvision; none: skip them)")
     args = parser.parse_args()
     print("%-9s %-16s %9s %9s %9s %13s" % (
         "config", "model", "wall", "peak RSS", "library", "code"))
@@ -151,6 +184,12 @@ def main():
                           base if sizes == Sizes() else None)
                 if blocks == 1 and sizes == Sizes():
                     base = figures
+            for name in args.torchvision:
+                source = os.path.join(directory, "model.mlir")
+                with open(source, "w") as f:
+                    f.write(torchvision_train_step(name))
+                figures = compile_once(source, CONFIGS[config], directory)
+                print_row(config, name, figures, None)
 
 
 if __name__ == "__main__":
