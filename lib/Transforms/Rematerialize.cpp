@@ -23,6 +23,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <unordered_map>
+
 namespace mixprec {
 #define GEN_PASS_DEF_MIXPRECREMATERIALIZE
 #include "mixprec/Transforms/Passes.h.inc"
@@ -545,7 +547,7 @@ void RematerializePass::mergeRepeatedRecomputations(Block &body,
         value.getDefiningOp(), OperationEquivalence::directHashValue,
         OperationEquivalence::ignoreHashValue, flags);
   };
-  llvm::DenseMap<unsigned, SmallVector<Operation *, 1>> seen;
+  std::unordered_map<size_t, SmallVector<Operation *, 1>> seen;
   for (Operation &op : llvm::make_early_inc_range(body)) {
     if (!op.hasAttr(kRecomputedAttr)) {
       seen.clear();
@@ -553,7 +555,7 @@ void RematerializePass::mergeRepeatedRecomputations(Block &body,
     }
     if (!isRepeatable(&op) || isCopyOfFree(op.getResult(0)))
       continue;
-    unsigned hash = OperationEquivalence::computeHash(
+    size_t hash = OperationEquivalence::computeHash(
         &op, hashValue, OperationEquivalence::ignoreHashValue, flags);
     SmallVector<Operation *, 1> &earlier = seen[hash];
     Operation *same = nullptr;

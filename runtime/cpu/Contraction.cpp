@@ -485,7 +485,8 @@ void runTask(void *context, int64_t task) {
         lhs = threadLhs, rhs = threadRhs, actual = &work.widened;
         type = MIXPREC_F32;
       } else {
-        // No memory for the copies: the reference loop reads bf16.
+        // No memory for the copies: the reference loop reads the operands
+        // as they are.
         matmul = nullptr;
       }
     }

@@ -6,6 +6,7 @@ torchvision's) that the registry lowers or whose forward is traced."""
 import pathlib
 import re
 import subprocess
+import sys
 
 import torch
 import torchvision.ops
@@ -23,7 +24,7 @@ TRACED = {nn.Sequential, nn.ModuleList, nn.ModuleDict,
 
 
 def test_the_readme_lists_every_name_with_a_lowering():
-    done = subprocess.run(["/usr/bin/python3",
+    done = subprocess.run([sys.executable,
                            str(ROOT / "scripts/update-readme-imports.py"),
                            "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -209,8 +209,10 @@ static std::string generateFromBitcode(StringRef bitcode,
 /// own and compiled on a thread of its own with a machine from `machines`.
 /// LLVM's O3 and code generation are most of a large model's compile
 /// (densenet121: 56 of 90 s), and the loop nests are independent functions
-/// (noinline, called only from the host code), so each part compiles as it
-/// would in the whole module.
+/// (noinline, called only from the host code): each is optimized as before
+/// on its own. What O3 could do across them in one module (drop an argument
+/// no nest reads, propagate a constant the host passes) is not done; no
+/// computed bit depends on it.
 static std::string
 compileInParts(llvm::Module &module,
                MutableArrayRef<std::unique_ptr<llvm::TargetMachine>> machines,
@@ -265,13 +267,14 @@ FailureOr<std::vector<std::string>> emitObjectFiles(ModuleOp module,
     hostMachine = std::move(*machine);
     paths.push_back(pathOf("host.o"));
   }
-  // One part per hardware thread, and no part without a function of its
-  // own to compile.
+  // One part per hardware thread (at most kMaxParts: each holds a context
+  // and a machine), and no part without a function of its own to compile.
+  constexpr size_t kMaxParts = 16;
   size_t functions = llvm::count_if(
       *lowered->module, [](llvm::Function &f) { return !f.isDeclaration(); });
   size_t parts = std::max<size_t>(
-      1, std::min<size_t>(llvm::hardware_concurrency().compute_thread_count(),
-                          functions));
+      1, std::min({size_t(llvm::hardware_concurrency().compute_thread_count()),
+                   functions, kMaxParts}));
   SmallVector<std::unique_ptr<llvm::TargetMachine>> machines;
   machines.push_back(std::move(lowered->machine));
   while (machines.size() < parts) {

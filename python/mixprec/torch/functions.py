@@ -557,7 +557,8 @@ def einsum(ctx, equation, *operands):
     letters and flattened to a matrix per batch index, one matrix product,
     and the result put in the output's order. Letters are single letters
     (spaces between them allowed); one operand, `...`, a letter twice in
-    one operand, or one summed away in a single operand are refused."""
+    one operand, one summed away in a single operand, or one whose sizes
+    differ between the operands (a broadcast) are refused."""
     if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
         operands = tuple(operands[0])
     terms = equation.replace(" ", "")
@@ -580,7 +581,13 @@ def einsum(ctx, equation, *operands):
                               "supported: sum it first")
     lhs, rhs = _operands(ctx, *operands)
     size = dict(zip(lhs_letters, lhs.shape))
-    size.update(zip(rhs_letters, rhs.shape))
+    for letter, extent in zip(rhs_letters, rhs.shape):
+        if size.setdefault(letter, extent) != extent:
+            raise ctx.unsupported(
+                "torch.einsum(%r) with %s of sizes %d and %d" % (
+                    equation, letter, size[letter], extent),
+                "a letter's size-1 dimension broadcast against another "
+                "size is not supported: expand the operand first")
     batch = [c for c in output if c in lhs_letters and c in rhs_letters]
     own_lhs = [c for c in output if c not in rhs_letters]
     own_rhs = [c for c in output if c not in lhs_letters]
@@ -755,19 +762,24 @@ def _index(ctx, x, index):
 
 
 def _is_integer_tensor(index):
+    """An index tensor of integers (a uint8 one is a mask to PyTorch)."""
     if isinstance(index, Value):
         return index.dtype in ("i32", "i64")
-    return isinstance(index, torch.Tensor) and not (
-        index.is_floating_point() or index.dtype == torch.bool)
+    return isinstance(index, torch.Tensor) and index.dtype in (
+        torch.int8, torch.int16, torch.int32, torch.int64)
 
 
 def _gather_rows(ctx, x, index):
     """x[index]: the rows of x at `index` (mixprec.embedding), negative
     indices of a constant counted from the end as PyTorch counts them; an
     index outside the rows stops the step with an index error."""
+    if not x.is_float:
+        raise ctx.unsupported("indexing a %s tensor with a tensor" % x.dtype,
+                              "only float tensors are gathered from")
     if isinstance(index, torch.Tensor):
         index = ctx.value(torch.remainder(index, x.shape[0]).to(torch.int64))
-    table = x if len(x.shape) > 1 else ctx.ops.reshape(x, x.shape + (1,))
+    # Each row a row of the table, whatever the rank.
+    table = ctx.ops.reshape(x, (x.shape[0], math.prod(x.shape[1:])))
     return ctx.ops.reshape(ctx.ops.embedding(table, index), ctx.shape())
 
 

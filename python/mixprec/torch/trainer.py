@@ -115,8 +115,9 @@ def _within_budget(library, text, options, memory_budget):
     runtime's per-thread contraction buffers. The compiler's budget is
     moved by that difference, taken from `library`."""
     def held(library):
+        # On CUDA what a step holds is device memory.
         plan = library.trainer("train").memory_plan
-        return plan.host_bytes or plan.device_bytes
+        return plan.device_bytes or plan.host_bytes
 
     def compiled_peak(library):
         # Outputs named as inputs are the state, updated in place.
@@ -132,6 +133,11 @@ def _within_budget(library, text, options, memory_budget):
     if first <= memory_budget:
         return library
     beside = first - compiled_peak(library)
+    if beside <= 0:
+        # The compiler's plan itself exceeds the budget: it was not met.
+        raise compiler.CompileError(
+            "the train step's memory plan holds %d bytes, more than "
+            "memory_budget=%d; give a larger budget" % (first, memory_budget))
     lowered = [option for option in options
                if not option.startswith("--memory-budget=")]
     lowered.append("--memory-budget=%d" % max(1, memory_budget - beside))
