@@ -67,22 +67,32 @@ DEEP = {"densenet121": (4, 32), "efficientnet_b0": (8, 32),
         "maxvit_t": (2, 224)}
 
 
+IMPORT = r"""
+import sys
+import torch
+import torch.nn.functional as F
+import torchvision.models as models
+from mixprec.torch.importer import import_model
+name, batch, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+torch.manual_seed(0)
+model = getattr(models, name)(num_classes=10)
+example = (torch.randn(batch, 3, size, size), torch.randint(0, 10, (batch,)))
+sys.stdout.write(import_model(
+    model, lambda m, x, y: F.cross_entropy(m(x), y), example,
+    torch.optim.SGD(model.parameters(), lr=0.005)).text)
+"""
+
+
 def torchvision_train_step(name):
     """The dialect text of torchvision's `name` with an SGD step, imported
-    by mixprec.torch; the CUDA configs compile it as they are."""
-    sys.path.insert(0, os.path.join(ROOT, "python"))
-    import torch
-    import torch.nn.functional as F
-    import torchvision.models as models
-    from mixprec.torch.importer import import_model
+    by mixprec.torch in a process of its own (forked from this one, a
+    compile would count the import's memory as its own peak RSS)."""
     batch, size = DEEP[name]
-    torch.manual_seed(0)
-    model = getattr(models, name)(num_classes=10)
-    example = (torch.randn(batch, 3, size, size),
-               torch.randint(0, 10, (batch,)))
-    return import_model(model, lambda m, x, y: F.cross_entropy(m(x), y),
-                        example, torch.optim.SGD(model.parameters(),
-                                                 lr=0.005)).text
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    return subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", IMPORT, name, str(batch),
+         str(size)], env=env, capture_output=True, text=True,
+        check=True).stdout
 
 
 def stage_times(report):
