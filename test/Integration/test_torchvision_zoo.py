@@ -42,6 +42,7 @@ LR = 0.005
 # (plus a floor for runs where PyTorch's is 0 to the last bit).
 DISTANCE_FACTOR, DISTANCE_FLOOR = 3.0, 1e-6
 
+
 def loss_fn(model, x, y):
     return F.cross_entropy(model(x), y)
 
@@ -55,67 +56,56 @@ def googlenet_loss(model, x, y):
         F.cross_entropy(out.aux_logits2, y))
 
 
-# builder; the smallest input size it takes; whether CI runs it; the batch
+# torchvision's builder (called with num_classes=10 and `options`); the
+# smallest input size it takes; whether CI runs it; the batch
 # (efficientnet_b0's batch norms on 4 images of 1x1 at its last stage are
 # chaotic: PyTorch's own FP32 losses part from float64 by 16% in 3 steps);
 # the loss.
-Family = collections.namedtuple("Family", "builder size cheap batch loss",
-                                defaults=(BATCH, loss_fn))
+Family = collections.namedtuple("Family",
+                                "builder size cheap batch loss options",
+                                defaults=(False, BATCH, loss_fn, {}))
 FAMILIES = {
-    "alexnet": Family(lambda: models.alexnet(num_classes=10), 63, False),
-    "convnext": Family(lambda: models.convnext_tiny(num_classes=10), 32,
-                       False),
-    "densenet": Family(lambda: models.densenet121(num_classes=10), 32, False),
-    "efficientnet": Family(lambda: models.efficientnet_b0(num_classes=10), 32,
-                           False, batch=8),
-    "efficientnet_v2": Family(
-        lambda: models.efficientnet_v2_s(num_classes=10), 32, False),
-    "googlenet": Family(
-        lambda: models.googlenet(num_classes=10, aux_logits=True,
-                                 init_weights=True), 32, False,
-        loss=googlenet_loss),
+    "alexnet": Family("alexnet", 63),
+    "convnext": Family("convnext_tiny", 32),
+    "densenet": Family("densenet121", 32),
+    "efficientnet": Family("efficientnet_b0", 32, batch=8),
+    "efficientnet_v2": Family("efficientnet_v2_s", 32),
+    "googlenet": Family("googlenet", 32, loss=googlenet_loss,
+                        options=dict(aux_logits=True, init_weights=True)),
     # Without its auxiliary classifier, whose 5x5 pooling needs 299x299
     # images (at 75x75 its input is 3x3).
-    "inception_v3": Family(
-        lambda: models.inception_v3(num_classes=10, aux_logits=False,
-                                    init_weights=True), 75, False),
+    "inception_v3": Family("inception_v3", 75,
+                           options=dict(aux_logits=False, init_weights=True)),
     # Its windows of 7 after a stride of 32: 224 is its smallest input.
-    "maxvit": Family(lambda: models.maxvit_t(num_classes=10), 224, False,
-                     batch=2),
-    "mnasnet": Family(lambda: models.mnasnet0_5(num_classes=10), 32, False),
-    "mobilenet_v2": Family(lambda: models.mobilenet_v2(num_classes=10), 32,
-                           False),
-    "mobilenet_v3": Family(lambda: models.mobilenet_v3_small(num_classes=10),
-                           32, True),
-    "regnet_x": Family(lambda: models.regnet_x_400mf(num_classes=10), 32,
-                       False),
-    "regnet_y": Family(lambda: models.regnet_y_400mf(num_classes=10), 32,
-                       False),
-    "resnet": Family(lambda: models.resnet18(num_classes=10), 32, False),
-    "resnext": Family(lambda: models.resnext50_32x4d(num_classes=10), 32,
-                      False),
-    "shufflenet_v2": Family(lambda: models.shufflenet_v2_x0_5(num_classes=10),
-                            32, False),
-    "squeezenet": Family(lambda: models.squeezenet1_1(num_classes=10), 32,
-                         True),
-    "vgg": Family(lambda: models.vgg11(num_classes=10), 32, False),
-    "vgg_bn": Family(lambda: models.vgg11_bn(num_classes=10), 32, False),
-    "vit": Family(lambda: models.VisionTransformer(
+    "maxvit": Family("maxvit_t", 224, batch=2),
+    "mnasnet": Family("mnasnet0_5", 32),
+    "mobilenet_v2": Family("mobilenet_v2", 32),
+    "mobilenet_v3": Family("mobilenet_v3_small", 32, cheap=True),
+    "regnet_x": Family("regnet_x_400mf", 32),
+    "regnet_y": Family("regnet_y_400mf", 32),
+    "resnet": Family("resnet18", 32),
+    "resnext": Family("resnext50_32x4d", 32),
+    "shufflenet_v2": Family("shufflenet_v2_x0_5", 32),
+    "squeezenet": Family("squeezenet1_1", 32, cheap=True),
+    "vgg": Family("vgg11", 32),
+    "vgg_bn": Family("vgg11_bn", 32),
+    "vit": Family("VisionTransformer", 32, options=dict(
         image_size=32, patch_size=8, num_layers=2, num_heads=2,
-        hidden_dim=64, mlp_dim=128, num_classes=10), 32, False),
-    "wide_resnet": Family(lambda: models.wide_resnet50_2(num_classes=10), 32,
-                          False),
+        hidden_dim=64, mlp_dim=128)),
+    "wide_resnet": Family("wide_resnet50_2", 32),
 }
 
 # Families mixprec.torch refuses, by the construct it names (README).
 REFUSED = {
-    "swin": (lambda: models.swin_t(num_classes=10), 32,
-             "torchvision.models.swin_transformer._get_relative_position_bias "
-             "is not supported"),
-    "swin_v2": (lambda: models.swin_v2_t(num_classes=10), 32,
-                "torchvision.models.swin_transformer._get_relative_position_"
-                "bias is not supported"),
+    "swin": Family("swin_t", 32),
+    "swin_v2": Family("swin_v2_t", 32),
 }
+REFUSAL = ("torchvision.models.swin_transformer._get_relative_position_bias "
+           "is not supported")
+
+
+def model_of(family):
+    return getattr(models, family.builder)(num_classes=10, **family.options)
 
 
 def family_params():
@@ -129,7 +119,7 @@ def build(name, randomness=True):
     compared step by step."""
     family = FAMILIES[name]
     torch.manual_seed(0)
-    model = family.builder()
+    model = model_of(family)
     if not randomness:
         for module in model.modules():
             if isinstance(module, (nn.Dropout,
@@ -245,10 +235,11 @@ def test_family_learns_in_amp(name, precision):
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_family_is_refused_by_name(name):
-    builder, size, construct = REFUSED[name]
+    family = REFUSED[name]
     torch.manual_seed(0)
-    model = builder()
+    model = model_of(family)
+    size = family.size
     x, y = torch.randn(2, 3, size, size), torch.randint(0, 10, (2,))
-    with pytest.raises(mpt.UnsupportedError, match=construct):
+    with pytest.raises(mpt.UnsupportedError, match=REFUSAL):
         mpt.compile(model, loss_fn, (x, y),
                     torch.optim.SGD(model.parameters(), lr=LR))

@@ -594,11 +594,10 @@ def einsum(ctx, equation, *operands):
     summed = [c for c in lhs_letters if c not in output]
 
     def arranged(x, letters, order):
-        x = ctx.ops.transpose(x, [letters.index(c) for c in order])
-        return x, [size[c] for c in order]
+        return ctx.ops.transpose(x, [letters.index(c) for c in order])
 
-    lhs, _ = arranged(lhs, lhs_letters, batch + own_lhs + summed)
-    rhs, _ = arranged(rhs, rhs_letters, batch + summed + own_rhs)
+    lhs = arranged(lhs, lhs_letters, batch + own_lhs + summed)
+    rhs = arranged(rhs, rhs_letters, batch + summed + own_rhs)
     batch_shape = tuple(size[c] for c in batch)
     rows = math.prod(size[c] for c in own_lhs)
     columns = math.prod(size[c] for c in own_rhs)
