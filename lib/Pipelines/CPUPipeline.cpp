@@ -84,7 +84,9 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   // Broadcasts, casts and elementwise chains are computed where they are
   // read, with no buffer in between.
-  pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise());
+  MixprecFuseElementwiseOptions fusion;
+  fusion.narrowApart = options.narrowApart;
+  pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise(fusion));
   // Contractions read transposed operands where they are (the runtime's
   // GEMMs take strides).
   if (options.vectorize && options.libraryContractions)
@@ -115,18 +117,19 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // Tile loops carry their output buffer as an iter_arg.
   addBufferizationPasses(pm, /*foldLoopCarriedBuffers=*/options.vectorize,
                          options.planMemory);
-  // 64 bytes: a cache line, the widest vector load. A call's tensors are
-  // its caller's, as they are.
-  addMemoryPlanPasses(pm, /*alignment=*/64, options.planMemory,
-                      options.memoryReport, options.memoryReportJson,
-                      /*tensorAlignment=*/1);
-  // The contractions left untiled above go to the runtime's GEMMs, on the
-  // buffers the plan placed.
+  // The contractions left untiled above go to the runtime's GEMMs; before
+  // the memory plan, which then holds no f32 result the runtime rounds to
+  // bf16 itself.
   if (options.vectorize && options.libraryContractions) {
     MixprecContractionsToCallsOptions calls;
     calls.bf16DotProducts = options.bf16DotProducts;
     pm.addPass(createMixprecContractionsToCalls(calls));
   }
+  // 64 bytes: a cache line, the widest vector load. A call's tensors are
+  // its caller's, as they are.
+  addMemoryPlanPasses(pm, /*alignment=*/64, options.planMemory,
+                      options.memoryReport, options.memoryReportJson,
+                      /*tensorAlignment=*/1);
   // Inner loops over contiguous elements vectorize as one long loop.
   pm.addNestedPass<func::FuncOp>(createMixprecCollapseInnerLoops());
   // LLVM optimizes each distinct loop nest once, in a small function.

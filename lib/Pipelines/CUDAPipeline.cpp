@@ -56,7 +56,9 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createMixprecGuardStateUpdates());
   pm.addPass(createConvertMixprecToLinalg());
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise());
+  MixprecFuseElementwiseOptions fusion;
+  fusion.narrowApart = options.narrowApart;
+  pm.addNestedPass<func::FuncOp>(createMixprecFuseElementwise(fusion));
   // A long reduction runs in parallel chunks, not on a few threads, and
   // every loop nest with its parallel loops outside.
   MixprecParallelReductionsOptions reductions;

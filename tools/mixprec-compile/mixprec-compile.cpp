@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mixprec/Codegen/Passes.h"
+#include "mixprec/Conversion/Passes.h"
 #include "mixprec/Dialect/Mixprec/IR/MixprecDialect.h"
 #include "mixprec/ModelABI/ModelABI.h"
 #include "mixprec/ModelABI/SourceNames.h"
@@ -300,6 +302,7 @@ lowerModel(ModuleOp module, ArrayRef<std::string> trainSteps, bool report,
     options.blockSize = blockSize;
     options.toolkit = cudaPath;
     options.planMemory = planMemory;
+    options.narrowApart = memoryBudget > 0;
     options.memoryReport = report && memoryReport;
     options.memoryReportJson = report ? memoryReportJson.getValue() : "";
     mixprec::buildCUDAPipeline(pm, options);
@@ -310,6 +313,7 @@ lowerModel(ModuleOp module, ArrayRef<std::string> trainSteps, bool report,
     options.bf16DotProducts = bf16DotProducts;
     options.convGemms = convGemms;
     options.planMemory = planMemory;
+    options.narrowApart = memoryBudget > 0;
     options.memoryReport = report && memoryReport;
     options.memoryReportJson = report ? memoryReportJson.getValue() : "";
     mixprec::buildCPUPipeline(pm, options);
@@ -407,7 +411,12 @@ int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   // --mlir-timing reports every stage: passes, LLVM, ptxas, linking.
   registerDefaultTimingManagerCLOptions();
+  // Named by the pass-manager options (--mlir-print-ir-before=<pass>).
+  mixprec::registerMixprecConversionPasses();
+  mixprec::registerMixprecCodegenPasses();
+  mixprec::registerMixprecTransformsPasses();
   registerPassManagerCLOptions();
+  registerAsmPrinterCLOptions();
   // Hidden, not removed: LLVM's and MLIR's options still work.
   cl::HideUnrelatedOptions(compileCategory);
   cl::ParseCommandLineOptions(

@@ -186,9 +186,10 @@ def MixprecContractionsToCalls : Pass<"mixprec-contractions-to-calls",
   let summary = "Compute contractions on buffers with the CPU runtime's "
                 "mixprec_cpu_contract";
   let description = [{
-    Runs after bufferization. Every linalg contraction on buffers with
-    static loop ranges whose body is a multiply-add, whose inputs are both
-    f32 or both bf16 and whose output is f32 becomes one call of
+    Runs after bufferization, before the memory plan. Every linalg
+    contraction on buffers with static loop ranges whose body is a
+    multiply-add, whose inputs are both f32 or both bf16 and whose output
+    is f32 becomes one call of
     `mixprec_cpu_contract` (include/mixprec/Runtime/mixprec_cpu_contract.h):
     an i64 description on the stack holds the operands' addresses and
     element types and, per loop, its kind (batch, m, n or k, as
@@ -200,10 +201,12 @@ def MixprecContractionsToCalls : Pass<"mixprec-contractions-to-calls",
     output to bf16 elementwise, the only reader of the output's buffer
     (through reshapes), both buffers contiguous, the call writes the bf16
     buffer itself, with the f32 buffer's strides (result type bf16), in
-    the rounding's place, and the rounding goes: one pass over memory and
-    half the result's bytes less, the same bits (the runtime rounds the f32
-    sums as `arith.truncf` does). Nothing may run in between, as the memory
-    plan may have given the bf16 buffer the bytes of a buffer live there.
+    the rounding's place, and the rounding goes, and the f32 buffer when
+    nothing else reads it: one pass over memory less, and no f32 result
+    for the memory plan to hold, the same bits (the runtime rounds the f32
+    sums as `arith.truncf` does). Each call, with the reads of its
+    buffers' addresses, is one `scf.execute_region`: the memory plan sees
+    every buffer it touches used where it runs.
     A module pass: it declares the runtime function once for all the
     module's functions, and defines `mixprec_cpu_contractions`, a table of
     the descriptions whose words are all constants (addresses 0; a stride
@@ -228,7 +231,8 @@ def MixprecContractionsToCalls : Pass<"mixprec-contractions-to-calls",
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 
@@ -658,7 +662,22 @@ def MixprecFuseElementwise
     ```
     becomes one `linalg.generic` over `%x` and `%y` whose body computes
     `exp(x) * y`.
+
+    With `narrow-apart`, an op whose results are all narrower than the
+    operand it reads (a cast of an f32 value to bf16) is not fused with the
+    op computing that operand when that op has an input of its own type
+    that dies there: unfused, the wide result is written over that input
+    (`--mixprec-reuse-buffers`) and the producer's other inputs die before
+    the narrow result is allocated. Fused, all of them and the narrow
+    result are live at once. The bits are the same; it costs a pass over
+    the wide value, so it is for a compile under a memory budget.
   }];
+  let options = [
+    Option<"narrowApart", "narrow-apart", "bool", /*default=*/"false",
+           "Leave a narrowing op apart from the producer of its operand "
+           "when that producer can write over a dead input (memory over "
+           "speed)">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 

@@ -65,6 +65,13 @@ struct CPUPipelineOptions
                      "dead temporaries' bytes in the workspace (off: each "
                      "buffer its own, to compare results against)"),
       llvm::cl::init(true)};
+  Option<bool> narrowApart{
+      *this, "narrow-apart",
+      llvm::cl::desc("Leave a narrowing cast apart from the elementwise op "
+                     "computing its operand when that op can write over a "
+                     "dead input (--mixprec-fuse-elementwise; memory over "
+                     "speed, for a memory budget)"),
+      llvm::cl::init(false)};
   Option<bool> memoryReport{
       *this, "memory-report",
       llvm::cl::desc("Print what each function's calls hold, from the "
@@ -116,6 +123,13 @@ struct CUDAPipelineOptions
                      "dead temporaries' bytes in the workspace (off: each "
                      "buffer its own, to compare results against)"),
       llvm::cl::init(true)};
+  Option<bool> narrowApart{
+      *this, "narrow-apart",
+      llvm::cl::desc("Leave a narrowing cast apart from the elementwise op "
+                     "computing its operand when that op can write over a "
+                     "dead input (--mixprec-fuse-elementwise; memory over "
+                     "speed, for a memory budget)"),
+      llvm::cl::init(false)};
   Option<bool> memoryReport{
       *this, "memory-report",
       llvm::cl::desc("Print what each function's calls hold, from the "

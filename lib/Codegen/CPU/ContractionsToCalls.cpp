@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mixprec {
@@ -127,44 +128,13 @@ Value withoutReshapes(Value buffer) {
   return buffer;
 }
 
-/// Whether the bytes of `written` may overlap those of `read`: the memory
-/// plan may have given a buffer first written after `read`'s last reader
-/// bytes of `read`. Views of the plan's workspace at constant offsets
-/// overlap where their bytes do; other buffers (arguments, allocations)
-/// only themselves.
-bool mayOverlap(Value written, Value read) {
-  Value writtenRoot = withoutReshapes(written);
-  Value readRoot = withoutReshapes(read);
-  if (writtenRoot == readRoot)
-    return true;
-  auto writtenView = writtenRoot.getDefiningOp<memref::ViewOp>();
-  auto readView = readRoot.getDefiningOp<memref::ViewOp>();
-  if (!writtenView || !readView ||
-      writtenView.getSource() != readView.getSource())
-    return false;
-  APInt writtenShift, readShift;
-  if (!matchPattern(writtenView.getByteShift(), m_ConstantInt(&writtenShift)) ||
-      !matchPattern(readView.getByteShift(), m_ConstantInt(&readShift)))
-    return true;
-  auto bytes = [](Value view) {
-    auto type = cast<MemRefType>(view.getType());
-    return type.getNumElements() *
-           int64_t(type.getElementType().getIntOrFloatBitWidth() / 8);
-  };
-  int64_t writtenBegin = writtenShift.getSExtValue();
-  int64_t readBegin = readShift.getSExtValue();
-  return writtenBegin < readBegin + bytes(readRoot) &&
-         readBegin < writtenBegin + bytes(writtenRoot);
-}
-
 /// The op right after `op` (but for ops that touch no memory: views,
-/// reshapes, constants) that rounds `op`'s f32 result to bf16, when it is
+/// reshapes, constants, allocations) that rounds `op`'s f32 result to bf16, when it is
 /// the only reader of the result's buffer (through reshapes of it) and
-/// both buffers are contiguous and row-major: the runtime rounds the sums
-/// itself and writes the bf16 buffer, a pass and half the bytes less.
-/// Nothing in between may run, and the bf16 buffer may not share bytes
-/// with the inputs: the memory plan, which saw the bf16 buffer written
-/// after them, may have put it in the bytes of a buffer read until then.
+/// both buffers are contiguous, static and row-major: the runtime rounds
+/// the sums itself and writes the bf16 buffer, a pass and the f32 buffer
+/// less. Nothing in between may run, and the bf16 buffer may not be an
+/// input's: it is written while the inputs are read.
 linalg::GenericOp roundingReader(linalg::LinalgOp op) {
   Value result = op.getDpsInitOperand(0)->get();
   Value root = withoutReshapes(result);
@@ -194,19 +164,39 @@ linalg::GenericOp roundingReader(linalg::LinalgOp op) {
     return nullptr;
   for (Operation *between = op->getNextNode(); between != reader;
        between = between->getNextNode())
-    if (!between || !isMemoryEffectFree(between))
+    if (!between ||
+        !(isMemoryEffectFree(between) || isa<memref::AllocOp>(between)))
       return nullptr;
   Value rounded = reader.getDpsInitOperand(0)->get();
   for (Value buffer : {result, rounded})
     if (!memref::isStaticShapeAndContiguousRowMajor(
             cast<MemRefType>(buffer.getType())))
       return nullptr;
-  // The bf16 buffer is written while the inputs are read: the plan, which
-  // saw it written after them, may have put it in their bytes.
   for (OpOperand *input : op.getDpsInputOperands())
-    if (mayOverlap(rounded, input->get()))
+    if (withoutReshapes(input->get()) == withoutReshapes(rounded))
       return nullptr;
   return reader;
+}
+
+/// Erases the allocation `buffer` when nothing but its reshapes and its
+/// deallocation is left of its uses.
+void eraseUnread(Value buffer) {
+  auto allocation = buffer.getDefiningOp<memref::AllocOp>();
+  if (!allocation)
+    return;
+  SmallVector<Operation *> uses;
+  SmallVector<Value> aliases = {buffer};
+  for (size_t i = 0; i < aliases.size(); ++i)
+    for (Operation *user : aliases[i].getUsers()) {
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user))
+        aliases.push_back(user->getResult(0));
+      else if (!isa<memref::DeallocOp>(user))
+        return;
+      uses.push_back(user);
+    }
+  for (Operation *use : llvm::reverse(uses))
+    use->erase();
+  allocation->erase();
 }
 
 func::FuncOp contractFunction(ModuleOp module) {
@@ -272,7 +262,12 @@ struct ContractionsToCallsPass
     // call goes where the rounding was (the bf16 buffer's view is made
     // there; nothing in between touches memory).
     linalg::GenericOp rounding = accumulate ? nullptr : roundingReader(op);
-    OpBuilder builder(rounding ? rounding.getOperation() : op.getOperation());
+    // The call and the reads of its buffers' addresses are one op, so the
+    // memory plan sees every buffer used where the call runs.
+    OpBuilder outside(rounding ? rounding.getOperation() : op.getOperation());
+    auto call = scf::ExecuteRegionOp::create(outside, op.getLoc(),
+                                             TypeRange());
+    OpBuilder builder = OpBuilder::atBlockBegin(&call.getRegion().emplaceBlock());
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     int64_t size = MIXPREC_CONTRACT_HEADER_WORDS +
                    MIXPREC_CONTRACT_LOOP_WORDS * int64_t(ranges.size());
@@ -328,31 +323,33 @@ struct ContractionsToCallsPass
     for (OpOperand &operand : op->getOpOperands()) {
       unsigned position = operand.getOperandNumber();
       Value buffer = operand.get();
-      auto metadata =
-          memref::ExtractStridedMetadataOp::create(builder, loc, buffer);
-      // A rounded result goes to the bf16 buffer, with the f32 one's
-      // strides (both contiguous, the same shape but for reshapes).
-      Value written = buffer;
-      Value offset = metadata.getOffset();
-      if (rounding && op.isDpsInit(&operand)) {
-        written = rounding.getDpsInitOperand(0)->get();
-        offset = memref::ExtractStridedMetadataOp::create(builder, loc, written)
-                     .getOffset();
-      }
-      store(MIXPREC_CONTRACT_LHS + position,
-            firstElementAddress(builder, loc, written, offset), 0);
       SmallVector<int64_t> staticStrides;
       int64_t staticOffset;
-      if (failed(cast<MemRefType>(buffer.getType())
-                     .getStridesAndOffset(staticStrides, staticOffset)))
-        staticStrides.assign(metadata.getStrides().size(),
-                             ShapedType::kDynamic);
+      auto bufferType = cast<MemRefType>(buffer.getType());
+      if (failed(bufferType.getStridesAndOffset(staticStrides, staticOffset)))
+        staticStrides.assign(bufferType.getRank(), ShapedType::kDynamic);
+      // A rounded result goes to the bf16 buffer, with the f32 one's
+      // strides (both contiguous and static, the same shape but for
+      // reshapes): the f32 buffer is never touched, and goes.
+      bool rounded = rounding && op.isDpsInit(&operand);
+      Value written =
+          rounded ? rounding.getDpsInitOperand(0)->get() : buffer;
+      auto metadata =
+          memref::ExtractStridedMetadataOp::create(builder, loc, written);
+      store(MIXPREC_CONTRACT_LHS + position,
+            firstElementAddress(builder, loc, written, metadata.getOffset()),
+            0);
       for (auto [result, expr] : llvm::enumerate(maps[position].getResults())) {
         unsigned loop = cast<AffineDimExpr>(expr).getPosition();
         std::optional<int64_t> known;
         if (!ShapedType::isDynamic(staticStrides[result]))
           known = staticStrides[result];
-        strides[position][loop] = {metadata.getStrides()[result], known};
+        Value stride =
+            rounded ? arith::ConstantIntOp::create(builder, loc, i64,
+                                                   staticStrides[result])
+                          .getResult()
+                    : metadata.getStrides()[result];
+        strides[position][loop] = {stride, known};
       }
     }
     for (auto [loop, kind] : llvm::enumerate(kinds)) {
@@ -373,13 +370,17 @@ struct ContractionsToCallsPass
         builder, loc, LLVM::LLVMPointerType::get(builder.getContext()),
         addressWord);
     func::CallOp::create(builder, loc, callee, ValueRange{pointer});
+    scf::YieldOp::create(builder, loc);
     if (isStatic) {
       table.append(words);
       ++table.front();
     }
+    Value result = withoutReshapes(output);
     op->erase();
-    if (rounding)
+    if (rounding) {
       rounding->erase();
+      eraseUnread(result);
+    }
   }
 };
 

@@ -47,6 +47,39 @@ bool returnsBetween(Operation *producer, Operation *consumer) {
   return false;
 }
 
+/// Whether fusing the producer of `operand` into its user would keep,
+/// live at once, the producer's inputs and a result narrower than the one
+/// it reads, where the producer alone could write over an input of its
+/// result's type that dies there (a value with no other use).
+bool fusingHoldsNarrowResult(OpOperand *operand) {
+  auto result = dyn_cast<OpResult>(operand->get());
+  auto producer = result ? dyn_cast<linalg::GenericOp>(result.getOwner())
+                         : linalg::GenericOp();
+  auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+  if (!producer || !consumer || producer.getNumDpsInits() != 1)
+    return false;
+  auto width = [](Value value) -> unsigned {
+    Type element = getElementTypeOrSelf(value.getType());
+    return element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+  };
+  unsigned wide = width(result);
+  if (!llvm::all_of(consumer->getResults(), [&](Value narrow) {
+        return width(narrow) > 0 && width(narrow) < wide;
+      }))
+    return false;
+  // Read by no op after the producer: its buffer dies there.
+  auto diesAtProducer = [&](Value input) {
+    return llvm::all_of(input.getUsers(), [&](Operation *user) {
+      return user->getBlock() == producer->getBlock() &&
+             !producer->isBeforeInBlock(user);
+    });
+  };
+  return llvm::any_of(producer.getDpsInputs(), [&](Value input) {
+    return input.getType() == result.getType() && input.getDefiningOp() &&
+           diesAtProducer(input);
+  });
+}
+
 /// Whether `op` is a linalg.generic whose loops are all parallel.
 bool isParallelGeneric(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
@@ -109,6 +142,8 @@ struct FuseIntoFirstUser : OpRewritePattern<linalg::GenericOp> {
 struct MixprecFuseElementwisePass
     : public mixprec::impl::MixprecFuseElementwiseBase<
           MixprecFuseElementwisePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     // Contractions and reductions keep their bodies: a multiply-accumulate
     // is what the tensor-core kernels match, and a producer fused into a
@@ -119,13 +154,18 @@ struct MixprecFuseElementwisePass
     // Nor does a producer move past a new value of a returned tensor: that
     // is where the state is written over in place, and the producer may
     // read its old value.
-    linalg::ControlFusionFn onlyUserIsElementwise = [](OpOperand *operand) {
+    // Under narrow-apart, a narrowing op stays apart from a producer that
+    // can write over a dead input.
+    bool narrowApart = this->narrowApart;
+    linalg::ControlFusionFn onlyUserIsElementwise = [narrowApart](
+                                                        OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();
       auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
       return producer && (producer->hasOneUse() || isBroadcast(producer)) &&
              consumer &&
              consumer.getNumLoops() == consumer.getNumParallelLoops() &&
-             !returnsBetween(producer, consumer);
+             !returnsBetween(producer, consumer) &&
+             !(narrowApart && fusingHoldsNarrowResult(operand));
     };
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns,

@@ -59,8 +59,12 @@ public:
     function.walk([&](memref::AllocOp alloc) { allocations.push_back(alloc); });
     for (memref::AllocOp allocation : allocations) {
       Value output = allocation.getMemref();
-      auto writer =
-          dyn_cast_or_null<linalg::LinalgOp>(allocation->getNextNode());
+      // The op after the allocation, or after those of the op's other
+      // outputs (a fused op that yields several).
+      Operation *next = allocation->getNextNode();
+      while (isa_and_nonnull<memref::AllocOp>(next))
+        next = next->getNextNode();
+      auto writer = dyn_cast_or_null<linalg::LinalgOp>(next);
       OpOperand *written = nullptr;
       if (writer)
         for (OpOperand &init : writer.getDpsInitsMutable())

@@ -140,20 +140,22 @@ func.func @second(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %c: memref<8x16xf32
 // -----
 
 // A zero-filled product rounded to bf16 right after, by the only reader of
-// its f32 buffer (a view of the workspace, read through a reshape): the
-// call writes the bf16 buffer (result type 2, word 8) with the f32
-// buffer's strides, where the rounding was, and the rounding goes. Rounded
-// after another op ran in between, read by something else as well, or an
-// argument (a result the caller reads), the f32 result stays.
+// its f32 buffer (an allocation, read through a reshape): the call writes
+// the bf16 buffer (result type 2, word 8) with the f32 buffer's strides
+// (constants: both are static and contiguous), where the rounding was, and
+// the rounding and the f32 buffer go. The call and the reads of its
+// buffers' addresses are one op, where the memory plan sees them used.
+// Rounded after another op ran in between, read by something else as well,
+// or an argument (a result the caller reads), the f32 result stays.
 
 // CHECK-LABEL: func.func @rounded(
-// CHECK-SAME:      %[[A:[^:]+]]: memref<64x32xbf16>, %[[B:[^:]+]]: memref<32x16xbf16>, %[[W:[^:]+]]: memref<4096xi8>, %[[R:[^:]+]]: memref<1024xbf16>)
+// CHECK-SAME:      %[[A:[^:]+]]: memref<64x32xbf16>, %[[B:[^:]+]]: memref<32x16xbf16>, %[[R:[^:]+]]: memref<1024xbf16>)
+// CHECK-NOT:     memref.alloc()
 // CHECK-NOT:     linalg.fill
-// CHECK:         %[[C:.+]] = memref.view %[[W]]
+// CHECK:         scf.execute_region {
 // CHECK:         %[[BF16:.+]] = arith.constant 2 : i64
 // CHECK:         %[[EIGHT:.+]] = arith.constant 8 : index
 // CHECK:         memref.store %[[BF16]], %[[DESC:.+]][%[[EIGHT]]] : memref<24xi64>
-// CHECK:         %{{.+}}, %{{.+}}, %{{.+}}:2, %[[CSTR:.+]]:2 = memref.extract_strided_metadata %[[C]]
 // CHECK:         %{{.+}}, %[[ROFF:.+]], %{{.+}}, %{{.+}} = memref.extract_strided_metadata %[[R]]
 // CHECK:         %[[RPTR:.+]] = memref.extract_aligned_pointer_as_index %[[R]]
 // CHECK:         %[[RBYTES:.+]] = arith.muli %[[ROFF]], %c2 : index
@@ -161,10 +163,12 @@ func.func @second(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %c: memref<8x16xf32
 // CHECK:         %[[RWORD:.+]] = arith.index_cast %[[RADDR]] : index to i64
 // CHECK:         %[[SIX:.+]] = arith.constant 6 : index
 // CHECK:         memref.store %[[RWORD]], %[[DESC]][%[[SIX]]] : memref<24xi64>
-// CHECK:         %[[CROW:.+]] = arith.index_cast %[[CSTR]]#0 : index to i64
+// CHECK:         %[[CROW:.+]] = arith.constant 16 : i64
 // CHECK:         memref.store %[[CROW]], %[[DESC]][%{{.+}}] : memref<24xi64>
 // CHECK:         call @mixprec_cpu_contract
-// CHECK-NOT:     arith.truncf
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
 // CHECK-LABEL: func.func @not_rounded(
 // CHECK:         call @mixprec_cpu_contract
 // CHECK:         linalg.fill
@@ -174,10 +178,9 @@ func.func @second(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %c: memref<8x16xf32
 // CHECK:         linalg.copy
 // CHECK:         call @mixprec_cpu_contract
 // CHECK:         arith.truncf
-func.func @rounded(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %w: memref<4096xi8>, %r: memref<1024xbf16>) {
+func.func @rounded(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %r: memref<1024xbf16>) {
   %zero = arith.constant 0.0 : f32
-  %c0 = arith.constant 0 : index
-  %c = memref.view %w[%c0][] : memref<4096xi8> to memref<64x16xf32>
+  %c = memref.alloc() : memref<64x16xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<64x16xf32>)
   linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%c : memref<64x16xf32>)
   %flat = memref.collapse_shape %c [[0, 1]] : memref<64x16xf32> into memref<1024xf32>
@@ -186,13 +189,12 @@ func.func @rounded(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %w: memref<40
     %t = arith.truncf %in : f32 to bf16
     linalg.yield %t : bf16
   }
+  memref.dealloc %c : memref<64x16xf32>
   return
 }
-func.func @not_rounded(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %w: memref<8192xi8>, %r: memref<64x16xbf16>, %s: memref<64x16xf32>, %e: memref<64x16xf32>) {
+func.func @not_rounded(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %r: memref<64x16xbf16>, %s: memref<64x16xf32>, %e: memref<64x16xf32>) {
   %zero = arith.constant 0.0 : f32
-  %c0 = arith.constant 0 : index
-  %c4096 = arith.constant 4096 : index
-  %c = memref.view %w[%c0][] : memref<8192xi8> to memref<64x16xf32>
+  %c = memref.alloc() : memref<64x16xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<64x16xf32>)
   linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%c : memref<64x16xf32>)
   linalg.fill ins(%zero : f32) outs(%s : memref<64x16xf32>)
@@ -201,7 +203,7 @@ func.func @not_rounded(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %w: memre
     %t = arith.truncf %in : f32 to bf16
     linalg.yield %t : bf16
   }
-  %d = memref.view %w[%c4096][] : memref<8192xi8> to memref<64x16xf32>
+  %d = memref.alloc() : memref<64x16xf32>
   linalg.fill ins(%zero : f32) outs(%d : memref<64x16xf32>)
   linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%d : memref<64x16xf32>)
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%d : memref<64x16xf32>) outs(%r : memref<64x16xbf16>) {
@@ -217,47 +219,32 @@ func.func @not_rounded(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %w: memre
     %t = arith.truncf %in : f32 to bf16
     linalg.yield %t : bf16
   }
+  memref.dealloc %c : memref<64x16xf32>
+  memref.dealloc %d : memref<64x16xf32>
   return
 }
 
 // -----
 
-// The memory plan saw the bf16 buffer first written after the product's
-// inputs were last read, so it may have given it their bytes: when its
-// view of the workspace overlaps an input's, the f32 result stays; in
-// bytes of their own, the call writes the bf16 buffer.
+// The bf16 buffer is written while the inputs are read: rounded into the
+// buffer of an input (through a reshape), the f32 result stays.
 
-// CHECK-LABEL: func.func @planned(
+// CHECK-LABEL: func.func @into_input(
 // CHECK:         call @mixprec_cpu_contract
 // CHECK:         arith.truncf
-// CHECK:         call @mixprec_cpu_contract
-// CHECK-NOT:     arith.truncf
-func.func @planned(%workspace: memref<16384xi8>) {
-  %c0 = arith.constant 0 : index
-  %c4096 = arith.constant 4096 : index
-  %c6144 = arith.constant 6144 : index
-  %c10240 = arith.constant 10240 : index
+func.func @into_input(%a: memref<32x32xbf16>, %b: memref<32x32xbf16>) {
   %zero = arith.constant 0.0 : f32
-  %a = memref.view %workspace[%c0][] : memref<16384xi8> to memref<32x32xbf16>
-  %b = memref.view %workspace[%c4096][] : memref<16384xi8> to memref<32x32xbf16>
-  %c = memref.view %workspace[%c6144][] : memref<16384xi8> to memref<32x32xf32>
+  %c = memref.alloc() : memref<32x32xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
   linalg.matmul ins(%a, %b : memref<32x32xbf16>, memref<32x32xbf16>) outs(%c : memref<32x32xf32>)
-  %over = memref.view %workspace[%c0][] : memref<16384xi8> to memref<32x32xbf16>
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<32x32xf32>) outs(%over : memref<32x32xbf16>) {
+  %flat = memref.collapse_shape %c [[0, 1]] : memref<32x32xf32> into memref<1024xf32>
+  %over = memref.collapse_shape %a [[0, 1]] : memref<32x32xbf16> into memref<1024xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%flat : memref<1024xf32>) outs(%over : memref<1024xbf16>) {
   ^bb0(%in: f32, %out: bf16):
     %t = arith.truncf %in : f32 to bf16
     linalg.yield %t : bf16
   }
-  %d = memref.view %workspace[%c6144][] : memref<16384xi8> to memref<32x32xf32>
-  linalg.fill ins(%zero : f32) outs(%d : memref<32x32xf32>)
-  linalg.matmul ins(%over, %b : memref<32x32xbf16>, memref<32x32xbf16>) outs(%d : memref<32x32xf32>)
-  %apart = memref.view %workspace[%c10240][] : memref<16384xi8> to memref<32x32xbf16>
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%d : memref<32x32xf32>) outs(%apart : memref<32x32xbf16>) {
-  ^bb0(%in: f32, %out: bf16):
-    %t = arith.truncf %in : f32 to bf16
-    linalg.yield %t : bf16
-  }
+  memref.dealloc %c : memref<32x32xf32>
   return
 }
 

@@ -424,3 +424,84 @@ func.func @first_user_transposes(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tenso
   } -> tensor<8x8xf32>
   return %n, %d : tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// With narrow-apart, a rounding to bf16 stays apart from the f32 op that
+// computes its operand when that op can write over an input that dies there
+// (the product %d, read by no later op): the f32 result takes %d's buffer,
+// and the op's other inputs die before the bf16 result is allocated. The
+// f32 chain before it still fuses. Where the product is read later (by the
+// return), the rounding is fused as before: apart, its f32 operand would
+// need a buffer of its own.
+// RUN: mixprec-opt %s --mixprec-fuse-elementwise=narrow-apart -split-input-file | FileCheck %s --check-prefix=APART
+
+// CHECK-LABEL: func.func @narrowed(
+// CHECK:         linalg.matmul
+// CHECK:         linalg.generic
+// CHECK:           arith.truncf
+// CHECK-NOT:     linalg.generic
+// CHECK-LABEL: func.func @product_live(
+// APART-LABEL: func.func @narrowed(
+// APART-SAME:      %[[P:[^:]+]]: tensor<4x8xf32>
+// APART:         %[[D:.+]] = linalg.matmul
+// APART:         %[[WIDE:.+]] = linalg.generic {{.*}} ins(%[[P]], %[[D]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// APART:           arith.subf
+// APART:           arith.mulf
+// APART-NOT:       arith.truncf
+// APART:         linalg.generic {{.*}} ins(%[[WIDE]] : tensor<4x8xf32>)
+// APART-NEXT:    ^bb0
+// APART-NEXT:      arith.truncf
+// APART-LABEL: func.func @product_live(
+// APART:         linalg.matmul
+// APART:         linalg.generic
+// APART:           arith.mulf
+// APART:           arith.truncf
+// APART-NOT:     linalg.generic
+#id = affine_map<(i, j) -> (i, j)>
+func.func @narrowed(%p: tensor<4x8xf32>, %x: tensor<4x2xf32>, %y: tensor<2x8xf32>) -> tensor<4x8xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<4x8xf32>
+  %sums = linalg.fill ins(%zero : f32) outs(%init : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %d = linalg.matmul ins(%x, %y : tensor<4x2xf32>, tensor<2x8xf32>) outs(%sums : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %diff = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %d : tensor<4x8xf32>, tensor<4x8xf32>) outs(%init : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.subf %b, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %wide = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %diff : tensor<4x8xf32>, tensor<4x8xf32>) outs(%init : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.mulf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %empty = tensor.empty() : tensor<4x8xbf16>
+  %narrow = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%wide : tensor<4x8xf32>) outs(%empty : tensor<4x8xbf16>) {
+  ^bb0(%a: f32, %o: bf16):
+    %t = arith.truncf %a : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x8xbf16>
+  return %narrow : tensor<4x8xbf16>
+}
+func.func @product_live(%p: tensor<4x8xf32>, %x: tensor<4x2xf32>, %y: tensor<2x8xf32>) -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<4x8xf32>
+  %sums = linalg.fill ins(%zero : f32) outs(%init : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %d = linalg.matmul ins(%x, %y : tensor<4x2xf32>, tensor<2x8xf32>) outs(%sums : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %wide = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %d : tensor<4x8xf32>, tensor<4x8xf32>) outs(%init : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.mulf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %empty = tensor.empty() : tensor<4x8xbf16>
+  %narrow = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%wide : tensor<4x8xf32>) outs(%empty : tensor<4x8xbf16>) {
+  ^bb0(%a: f32, %o: bf16):
+    %t = arith.truncf %a : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x8xbf16>
+  return %narrow, %d : tensor<4x8xbf16>, tensor<4x8xf32>
+}
