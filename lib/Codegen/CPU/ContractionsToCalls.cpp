@@ -129,9 +129,9 @@ Value withoutReshapes(Value buffer) {
 }
 
 /// The op right after `op` (but for ops that touch no memory: views,
-/// reshapes, constants, allocations) that rounds `op`'s f32 result to bf16, when it is
-/// the only reader of the result's buffer (through reshapes of it) and
-/// both buffers are contiguous, static and row-major: the runtime rounds
+/// reshapes, constants, allocations) that rounds `op`'s f32 result to bf16,
+/// when it is the only reader of the result's buffer (through reshapes of it)
+/// and both buffers are contiguous, static and row-major: the runtime rounds
 /// the sums itself and writes the bf16 buffer, a pass and the f32 buffer
 /// less. Nothing in between may run, and the bf16 buffer may not be an
 /// input's: it is written while the inputs are read.
@@ -265,9 +265,9 @@ struct ContractionsToCallsPass
     // The call and the reads of its buffers' addresses are one op, so the
     // memory plan sees every buffer used where the call runs.
     OpBuilder outside(rounding ? rounding.getOperation() : op.getOperation());
-    auto call = scf::ExecuteRegionOp::create(outside, op.getLoc(),
-                                             TypeRange());
-    OpBuilder builder = OpBuilder::atBlockBegin(&call.getRegion().emplaceBlock());
+    auto call = scf::ExecuteRegionOp::create(outside, op.getLoc(), TypeRange());
+    OpBuilder builder =
+        OpBuilder::atBlockBegin(&call.getRegion().emplaceBlock());
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     int64_t size = MIXPREC_CONTRACT_HEADER_WORDS +
                    MIXPREC_CONTRACT_LOOP_WORDS * int64_t(ranges.size());
@@ -332,8 +332,7 @@ struct ContractionsToCallsPass
       // strides (both contiguous and static, the same shape but for
       // reshapes): the f32 buffer is never touched, and goes.
       bool rounded = rounding && op.isDpsInit(&operand);
-      Value written =
-          rounded ? rounding.getDpsInitOperand(0)->get() : buffer;
+      Value written = rounded ? rounding.getDpsInitOperand(0)->get() : buffer;
       auto metadata =
           memref::ExtractStridedMetadataOp::create(builder, loc, written);
       store(MIXPREC_CONTRACT_LHS + position,
@@ -344,11 +343,10 @@ struct ContractionsToCallsPass
         std::optional<int64_t> known;
         if (!ShapedType::isDynamic(staticStrides[result]))
           known = staticStrides[result];
-        Value stride =
-            rounded ? arith::ConstantIntOp::create(builder, loc, i64,
-                                                   staticStrides[result])
-                          .getResult()
-                    : metadata.getStrides()[result];
+        Value stride = rounded ? arith::ConstantIntOp::create(
+                                     builder, loc, i64, staticStrides[result])
+                                     .getResult()
+                               : metadata.getStrides()[result];
         strides[position][loop] = {stride, known};
       }
     }

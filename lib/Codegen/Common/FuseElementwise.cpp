@@ -157,16 +157,16 @@ struct MixprecFuseElementwisePass
     // Under narrow-apart, a narrowing op stays apart from a producer that
     // can write over a dead input.
     bool narrowApart = this->narrowApart;
-    linalg::ControlFusionFn onlyUserIsElementwise = [narrowApart](
-                                                        OpOperand *operand) {
-      Operation *producer = operand->get().getDefiningOp();
-      auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
-      return producer && (producer->hasOneUse() || isBroadcast(producer)) &&
-             consumer &&
-             consumer.getNumLoops() == consumer.getNumParallelLoops() &&
-             !returnsBetween(producer, consumer) &&
-             !(narrowApart && fusingHoldsNarrowResult(operand));
-    };
+    linalg::ControlFusionFn onlyUserIsElementwise =
+        [narrowApart](OpOperand *operand) {
+          Operation *producer = operand->get().getDefiningOp();
+          auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+          return producer && (producer->hasOneUse() || isBroadcast(producer)) &&
+                 consumer &&
+                 consumer.getNumLoops() == consumer.getNumParallelLoops() &&
+                 !returnsBetween(producer, consumer) &&
+                 !(narrowApart && fusingHoldsNarrowResult(operand));
+        };
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns,
                                                  onlyUserIsElementwise);
