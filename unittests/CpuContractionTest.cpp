@@ -194,6 +194,32 @@ TEST_F(CpuContraction, KDimsThatDoNotMergeAreSummedInTurn) {
   check(c);
 }
 
+TEST_F(CpuContraction, OperandsAndResultsNotDenseAreCopiedDensely) {
+  // oneDNN's planned kernels take dense operands only: an LHS whose rows
+  // are read out of wider ones, an RHS read down columns farther apart
+  // than k (attention's heads out of their projection), a result written
+  // column-major (so summed into a dense block, then written) or into
+  // every other column (adding to it). Each is copied densely; for f32
+  // and bf16 inputs, at 1, 2 and 3 threads.
+  for (mixprec_dtype type : {MIXPREC_F32, MIXPREC_BF16}) {
+    Contraction c;
+    c.type = type;
+    c.loops = {{MIXPREC_CONTRACT_M, 300, 96, 0, 1},
+               {MIXPREC_CONTRACT_N, 40, 0, 80, 300},
+               {MIXPREC_CONTRACT_K, 64, 1, 1, 0}};
+    check(c);
+    c.accumulate = true;
+    check(c);
+    Contraction gaps;
+    gaps.type = type;
+    gaps.accumulate = true;
+    gaps.loops = {{MIXPREC_CONTRACT_M, 300, 64, 0, 80},
+                  {MIXPREC_CONTRACT_N, 40, 0, 1, 1},
+                  {MIXPREC_CONTRACT_K, 64, 1, 40, 0}};
+    check(gaps);
+  }
+}
+
 TEST_F(CpuContraction, Bf16InputsSumInF32) {
   Contraction c;
   c.type = MIXPREC_BF16;

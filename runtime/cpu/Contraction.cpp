@@ -128,22 +128,34 @@ bool matrix(const OneDnn &library, dnnl_memory_desc_t &desc, int64_t rows,
          dnnl_success;
 }
 
-/// Whether oneDNN's choice for `primitiveDesc` is one of its reference
-/// loops, slower than copying the operands densely (and widening bf16) for
-/// its own kernels: a 7-row f32 block whose LHS is read down its columns
-/// ran at 0.1 GFLOP/s in maxvit's step.
-bool isReference(const OneDnn &library, const_dnnl_primitive_desc_t desc) {
+/// Which of oneDNN's implementations a matmul may take. Planned: its
+/// kernels that need no memory but the scratchpad, which the trainer's
+/// memory plan counts. Packing: also `gemm:jit`, which oneDNN picks where
+/// those refuse an operand that is not dense, and which allocates packed
+/// copies of its operands on every call, outside any plan (up to 2.8 MB at
+/// once in a GPT decoder's step). Reference: also its reference loops,
+/// slower than copying the operands densely for its own kernels (a 7-row
+/// f32 block whose LHS is read down its columns ran at 0.1 GFLOP/s in
+/// maxvit's step).
+enum Kernels : int64_t { Planned, Packing, Reference };
+
+/// Whether oneDNN's choice for `primitiveDesc` is one of `kernels`.
+bool takes(const OneDnn &library, const_dnnl_primitive_desc_t desc,
+           Kernels kernels) {
   const char *name = nullptr;
-  return library.primitiveDescQuery(desc, dnnl_query_impl_info_str, 0, &name) !=
-             dnnl_success ||
-         !name || std::strncmp(name, "ref", 3) == 0;
+  if (library.primitiveDescQuery(desc, dnnl_query_impl_info_str, 0, &name) !=
+          dnnl_success ||
+      !name)
+    return kernels == Reference;
+  if (std::strncmp(name, "ref", 3) == 0)
+    return kernels == Reference;
+  return kernels != Planned || std::strncmp(name, "gemm:", 5) != 0;
 }
 
 /// Makes `matmul`'s primitive with inputs of `inputType` and an f32 result;
-/// false when oneDNN has none for it, or only its reference loops and not
-/// `allowReference`.
+/// false when oneDNN has none for it among `kernels`.
 bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
-          bool accumulate, dnnl_data_type_t inputType, bool allowReference) {
+          bool accumulate, dnnl_data_type_t inputType, Kernels kernels) {
   if (!matrix(library, matmul.lhs, rows, gemm.k, gemm.lhsM, gemm.lhsK,
               inputType) ||
       !matrix(library, matmul.rhs, gemm.k, gemm.n, gemm.rhsK, gemm.rhsN,
@@ -168,8 +180,8 @@ bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
   if (ok)
     ok = library.primitiveDescCreate(&primitiveDesc, &desc, attr,
                                      library.engine, nullptr) == dnnl_success;
-  if (ok && !allowReference)
-    ok = !isReference(library, primitiveDesc);
+  if (ok)
+    ok = takes(library, primitiveDesc, kernels);
   if (ok) {
     matmul.scratchpad = *library.primitiveDescQueryMd(
         primitiveDesc, dnnl_query_scratchpad_md, 0);
@@ -187,16 +199,15 @@ bool make(const OneDnn &library, Matmul &matmul, const Gemm &gemm, int64_t rows,
 }
 
 /// The matmul of `gemm` on `rows` rows of `inputType`, made once per shape;
-/// null when oneDNN is missing or has none (but its reference loops, unless
-/// `allowReference`).
+/// null when oneDNN is missing or has none among `kernels`.
 const Matmul *matmulFor(const Gemm &gemm, int64_t rows, bool accumulate,
-                        dnnl_data_type_t inputType, bool allowReference) {
+                        dnnl_data_type_t inputType, Kernels kernels) {
   const OneDnn *library = oneDnn();
   if (!library)
     return nullptr;
   int64_t key[12] = {rows,         gemm.n,     gemm.k,    gemm.lhsM,
                      gemm.lhsK,    gemm.rhsK,  gemm.rhsN, gemm.resultM,
-                     gemm.resultN, accumulate, inputType, allowReference};
+                     gemm.resultN, accumulate, inputType, kernels};
   pthread_mutex_lock(&cacheMutex);
   Matmul *found = cache;
   while (found && std::memcmp(found->key, key, sizeof(key)) != 0)
@@ -206,8 +217,7 @@ const Matmul *matmulFor(const Gemm &gemm, int64_t rows, bool accumulate,
     found = static_cast<Matmul *>(std::calloc(1, sizeof(Matmul)));
     if (found) {
       std::memcpy(found->key, key, sizeof(key));
-      if (!make(*library, *found, gemm, rows, accumulate, inputType,
-                allowReference))
+      if (!make(*library, *found, gemm, rows, accumulate, inputType, kernels))
         found->primitive = nullptr;
       found->next = cache;
       cache = found;
@@ -218,7 +228,7 @@ const Matmul *matmulFor(const Gemm &gemm, int64_t rows, bool accumulate,
 }
 
 /// What a thread holds for the contractions it runs: the largest of each
-/// buffer any of their tasks grows it to (run, widen, runTask). Set once
+/// buffer any of their tasks grows it to (run, copyOperands, runTask). Set once
 /// the model's contractions are prepared; each buffer grows to its size at
 /// once, leaving no smaller ones behind in the heap.
 struct ThreadBuffers {
@@ -355,29 +365,32 @@ float load(const char *base, int64_t index, int64_t type) {
 /// What a task needs: the GEMM, its blocks and the loops around it.
 struct Work {
   Gemm gemm;
-  // Operands oneDNN has no kernel of its own for (bf16 ones, or f32 ones
-  // read with strides it only has reference loops for) are copied, a block
-  // at a time, into dense f32 copies: the GEMM on them.
-  Gemm widened;
-  int64_t type;
-  bool widen;
+  // Operands copied, a block at a time, into this thread's dense copies of
+  // element `copyType`, which the GEMM `copied` reads: those oneDNN's
+  // planned kernels refuse as they are (not dense), in their own type; or,
+  // where it has only its reference loops (bf16 without AVX512-BF16, or
+  // without bf16 dot products), both, widened to f32.
+  Gemm copied;
+  int64_t type, copyType;
+  bool copyLhs, copyRhs;
   bool accumulate;
   int64_t rows, blocks, tasks;
   Loops outer, kSteps;
   const char *lhs, *rhs;
   float *result;
-  // A bf16 result: each task sums its block into a dense f32 copy (the
-  // GEMM's result strides), then rounds it once into `rounded`, whose
-  // strides along m and n these are.
-  bool rounds;
+  // A bf16 result (rounds), or one oneDNN's planned kernels refuse as it
+  // is (scatters): each task sums its block into a dense f32 copy (the
+  // GEMM's result strides), then rounds it once into `rounded`, or writes
+  // it into `result`, whose strides along m and n these are.
+  bool rounds, scatters;
   uint16_t *rounded;
-  int64_t roundedM, roundedN;
+  int64_t ownM, ownN;
   // [full block, last block][first k step, the rest]
   const Matmul *matmuls[2][2];
 };
 
-// Each thread's f32 copies of a bf16 block, and its f32 sums of a block of
-// a bf16 result (plain data).
+// Each thread's dense copies of a block of operands, and its f32 sums of a
+// block of a result written after (plain data).
 __thread float *threadLhs = nullptr, *threadRhs = nullptr;
 __thread float *threadSums = nullptr;
 __thread int64_t threadLhsElements = 0, threadRhsElements = 0;
@@ -396,23 +409,59 @@ bool reserve(float *&buffer, int64_t &elements, int64_t needed,
   return ok;
 }
 
-/// Copies `rows` rows of the LHS and the RHS, of element `type`, into this
-/// thread's dense f32 copies (exact); false when they cannot be allocated.
-bool widen(const Gemm &gemm, int64_t rows, int64_t type, const void *lhs,
-           const void *rhs) {
-  if (!reserve(threadLhs, threadLhsElements, rows * gemm.k,
-               preparedValue(prepared.lhs)) ||
-      !reserve(threadRhs, threadRhsElements, gemm.k * gemm.n,
-               preparedValue(prepared.rhs)))
-    return false;
-  auto *a = static_cast<const char *>(lhs);
-  auto *b = static_cast<const char *>(rhs);
+/// Floats that hold `count` elements of `type`.
+int64_t floatsFor(int64_t count, int64_t type) {
+  return type == MIXPREC_BF16 ? (count + 1) / 2 : count;
+}
+
+/// Copies a `rows` x `columns` matrix of element `type` at `from` into a
+/// dense row-major one of `copyType` at `to`: the same bits, or bf16
+/// widened to f32 (exact).
+void copyMatrix(const void *from, int64_t rows, int64_t columns,
+                int64_t rowStride, int64_t columnStride, int64_t type, void *to,
+                int64_t copyType) {
+  auto *source = static_cast<const char *>(from);
+  if (copyType != type) {
+    auto *target = static_cast<float *>(to);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < columns; ++j)
+        target[i * columns + j] =
+            load(source, i * rowStride + j * columnStride, type);
+    return;
+  }
+  if (type == MIXPREC_BF16) {
+    auto *in = reinterpret_cast<const uint16_t *>(source);
+    auto *target = static_cast<uint16_t *>(to);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < columns; ++j)
+        target[i * columns + j] = in[i * rowStride + j * columnStride];
+    return;
+  }
+  auto *in = reinterpret_cast<const float *>(source);
+  auto *target = static_cast<float *>(to);
   for (int64_t i = 0; i < rows; ++i)
-    for (int64_t l = 0; l < gemm.k; ++l)
-      threadLhs[i * gemm.k + l] = load(a, i * gemm.lhsM + l * gemm.lhsK, type);
-  for (int64_t l = 0; l < gemm.k; ++l)
-    for (int64_t j = 0; j < gemm.n; ++j)
-      threadRhs[l * gemm.n + j] = load(b, l * gemm.rhsK + j * gemm.rhsN, type);
+    for (int64_t j = 0; j < columns; ++j)
+      target[i * columns + j] = in[i * rowStride + j * columnStride];
+}
+
+/// Copies `rows` rows of `work`'s LHS and its RHS, those it copies, into
+/// this thread's dense copies; false when they cannot be allocated.
+bool copyOperands(const Work &work, int64_t rows, const void *lhs,
+                  const void *rhs) {
+  const Gemm &gemm = work.gemm;
+  if ((work.copyLhs && !reserve(threadLhs, threadLhsElements,
+                                floatsFor(rows * gemm.k, work.copyType),
+                                preparedValue(prepared.lhs))) ||
+      (work.copyRhs && !reserve(threadRhs, threadRhsElements,
+                                floatsFor(gemm.k * gemm.n, work.copyType),
+                                preparedValue(prepared.rhs))))
+    return false;
+  if (work.copyLhs)
+    copyMatrix(lhs, rows, gemm.k, gemm.lhsM, gemm.lhsK, work.type, threadLhs,
+               work.copyType);
+  if (work.copyRhs)
+    copyMatrix(rhs, gemm.k, gemm.n, gemm.rhsK, gemm.rhsN, work.type, threadRhs,
+               work.copyType);
   return true;
 }
 
@@ -449,15 +498,16 @@ void runTask(void *context, int64_t task) {
   int64_t position = task / work.blocks;
   int64_t lhsOffset = block * work.rows * gemm.lhsM;
   int64_t rhsOffset = 0;
+  bool ownStrides = work.rounds || work.scatters;
   int64_t resultOffset =
-      block * work.rows * (work.rounded ? work.roundedM : gemm.resultM);
+      block * work.rows * (ownStrides ? work.ownM : gemm.resultM);
   addOffsets(work.outer, position, lhsOffset, rhsOffset, resultOffset);
   int64_t height = gemm.m - block * work.rows;
   if (height > work.rows)
     height = work.rows;
   const Matmul *const *shape = work.matmuls[height == work.rows ? 0 : 1];
   float *result;
-  if (work.rounded) {
+  if (ownStrides) {
     if (!reserve(threadSums, threadSumsElements, height * gemm.n,
                  preparedValue(prepared.sums))) {
       std::fprintf(stderr, "mixprec: out of memory for a contraction's "
@@ -465,6 +515,11 @@ void runTask(void *context, int64_t task) {
       std::abort();
     }
     result = threadSums;
+    if (work.scatters && work.accumulate)
+      for (int64_t i = 0; i < height; ++i)
+        for (int64_t j = 0; j < gemm.n; ++j)
+          result[i * gemm.n + j] =
+              work.result[resultOffset + i * work.ownM + j * work.ownN];
   } else {
     result = work.result + resultOffset;
   }
@@ -480,10 +535,12 @@ void runTask(void *context, int64_t task) {
     const Gemm *actual = &gemm;
     int64_t type = work.type;
     const Matmul *matmul = shape[step > 0 ? 1 : 0];
-    if (work.widen) {
-      if (widen(gemm, height, work.type, lhs, rhs)) {
-        lhs = threadLhs, rhs = threadRhs, actual = &work.widened;
-        type = MIXPREC_F32;
+    if (work.copyLhs || work.copyRhs) {
+      if (copyOperands(work, height, lhs, rhs)) {
+        lhs = work.copyLhs ? threadLhs : lhs;
+        rhs = work.copyRhs ? threadRhs : rhs;
+        actual = &work.copied;
+        type = work.copyType;
       } else {
         // No memory for the copies: the reference loop reads the operands
         // as they are.
@@ -493,38 +550,85 @@ void runTask(void *context, int64_t task) {
     if (!matmul || !run(*matmul, lhs, rhs, result))
       referenceGemm(*actual, height, type, add, lhs, rhs, result);
   }
-  if (!work.rounded)
+  if (work.scatters) {
+    float *out = work.result + resultOffset;
+    for (int64_t i = 0; i < height; ++i)
+      for (int64_t j = 0; j < gemm.n; ++j)
+        out[i * work.ownM + j * work.ownN] = result[i * gemm.n + j];
+    return;
+  }
+  if (!work.rounds)
     return;
   uint16_t *rounded = work.rounded + resultOffset;
   for (int64_t i = 0; i < height; ++i) {
     const float *row = result + i * gemm.n;
-    uint16_t *out = rounded + i * work.roundedM;
-    if (work.roundedN == 1) {
+    uint16_t *out = rounded + i * work.ownM;
+    if (work.ownN == 1) {
       roundToBF16(row, gemm.n, out);
       continue;
     }
     for (int64_t j = 0; j < gemm.n; ++j)
-      roundToBF16(row + j, 1, out + j * work.roundedN);
+      roundToBF16(row + j, 1, out + j * work.ownN);
   }
 }
 
 /// Makes `work`'s matmuls for `gemm` with inputs of `type`; false when
-/// oneDNN lacks one.
+/// oneDNN lacks one among `kernels`.
 bool makeMatmuls(Work &work, const Gemm &gemm, dnnl_data_type_t type,
-                 bool allowReference) {
+                 Kernels kernels) {
   bool all = true;
   for (int last = 0; last < 2; ++last) {
     int64_t height = last ? gemm.m - (work.blocks - 1) * work.rows : work.rows;
     work.matmuls[last][0] =
-        matmulFor(gemm, height, work.accumulate, type, allowReference);
+        matmulFor(gemm, height, work.accumulate, type, kernels);
     all &= work.matmuls[last][0] != nullptr;
     if (work.kSteps.count > 0) {
-      work.matmuls[last][1] =
-          matmulFor(gemm, height, true, type, allowReference);
+      work.matmuls[last][1] = matmulFor(gemm, height, true, type, kernels);
       all &= work.matmuls[last][1] != nullptr;
     }
   }
   return all;
+}
+
+/// Whether a `rows` x `columns` matrix with these strides is dense, row
+/// or column major: what oneDNN's planned kernels take.
+bool isDense(int64_t rows, int64_t columns, int64_t rowStride,
+             int64_t columnStride) {
+  return (columnStride == 1 && (rowStride == columns || rows == 1)) ||
+         (rowStride == 1 && (columnStride == rows || columns == 1));
+}
+
+/// Makes `work`'s matmuls on dense copies, in their own `type`, of the
+/// operands oneDNN's planned kernels refuse (not dense), the result summed
+/// into a dense block and written after when it is not dense itself; false,
+/// leaving `work` for other kernels, when they refuse those too.
+bool makeOnDenseCopies(Work &work, dnnl_data_type_t type) {
+  Gemm &gemm = work.gemm;
+  int64_t last = gemm.m - (work.blocks - 1) * work.rows;
+  bool lhs = !isDense(work.rows, gemm.k, gemm.lhsM, gemm.lhsK) ||
+             !isDense(last, gemm.k, gemm.lhsM, gemm.lhsK);
+  bool rhs = !isDense(gemm.k, gemm.n, gemm.rhsK, gemm.rhsN);
+  bool result = gemm.resultN != 1 || (gemm.resultM != gemm.n && gemm.m > 1);
+  if (!lhs && !rhs && !result)
+    return false;
+  Gemm copied = gemm;
+  if (lhs)
+    copied.lhsM = gemm.k, copied.lhsK = 1;
+  if (rhs)
+    copied.rhsK = gemm.n, copied.rhsN = 1;
+  if (result)
+    copied.resultM = gemm.n, copied.resultN = 1;
+  if (!makeMatmuls(work, copied, type, Planned))
+    return false;
+  work.copied = copied;
+  work.copyType = work.type;
+  work.copyLhs = lhs, work.copyRhs = rhs;
+  if (result) {
+    work.scatters = true;
+    work.ownM = gemm.resultM, work.ownN = gemm.resultN;
+    gemm.resultM = gemm.n, gemm.resultN = 1;
+  }
+  return true;
 }
 
 } // namespace
@@ -614,7 +718,7 @@ bool plan(const int64_t *description, Work &work, char *error,
     for (int i = 0; i + 1 < k.count; ++i)
       work.kSteps.add(k.loops[i]);
   }
-  work.rounds = false;
+  work.rounds = work.scatters = false;
   int64_t resultType = description[MIXPREC_CONTRACT_RESULT_TYPE];
   if (resultType == MIXPREC_BF16) {
     if (work.accumulate) {
@@ -623,7 +727,7 @@ bool plan(const int64_t *description, Work &work, char *error,
     }
     // The sums go to each task's dense block (m stride n, n stride 1).
     work.rounds = true;
-    work.roundedM = gemm.resultM, work.roundedN = gemm.resultN;
+    work.ownM = gemm.resultM, work.ownN = gemm.resultN;
     gemm.resultM = gemm.n, gemm.resultN = 1;
   } else if (resultType != MIXPREC_F32) {
     std::snprintf(error, errorSize, "a contraction result of element type %lld",
@@ -631,7 +735,8 @@ bool plan(const int64_t *description, Work &work, char *error,
     return false;
   }
   work.rows = work.blocks = work.tasks = 0;
-  work.widen = false;
+  work.copyLhs = work.copyRhs = false;
+  work.copyType = type;
   std::memset(work.matmuls, 0, sizeof(work.matmuls));
   int64_t outerCount = work.outer.product();
   if (outerCount == 0 || gemm.m == 0 || gemm.n == 0)
@@ -648,23 +753,28 @@ bool plan(const int64_t *description, Work &work, char *error,
   OneOpenMPThread alone(oneDnn());
   // Made here, before the threads start: one matmul per block height, for
   // the first k step and (accumulating) the rest.
-  work.widened = gemm;
-  work.widened.lhsM = gemm.k, work.widened.lhsK = 1;
-  work.widened.rhsK = gemm.n, work.widened.rhsN = 1;
   bool dotProducts = description[MIXPREC_CONTRACT_BF16_DOT] != 0;
   if (gemm.k > 0) {
-    // oneDNN's own kernels on the operands as they are; else on dense f32
-    // copies of them (bf16 widened); else its reference loops, on the f32
+    // oneDNN's planned kernels on the operands as they are; else on dense
+    // copies of those they refuse; else its gemm:jit on them as they are.
+    // Bf16 with no kernel of its own (or no dot products): its kernels on
+    // dense f32 copies (widened); else its reference loops, on the f32
     // operands as they are or on the widened copies of bf16 ones.
-    bool direct =
-        type == MIXPREC_F32
-            ? makeMatmuls(work, gemm, dnnl_f32, false)
-            : dotProducts && makeMatmuls(work, gemm, dnnl_bf16, false);
-    if (!direct) {
-      work.widen = true;
-      if (!makeMatmuls(work, work.widened, dnnl_f32, false)) {
-        work.widen = type != MIXPREC_F32;
-        makeMatmuls(work, work.widen ? work.widened : gemm, dnnl_f32, true);
+    dnnl_data_type_t own = type == MIXPREC_F32 ? dnnl_f32 : dnnl_bf16;
+    bool native = type == MIXPREC_F32 || dotProducts;
+    bool made = native && (makeMatmuls(work, gemm, own, Planned) ||
+                           makeOnDenseCopies(work, own) ||
+                           makeMatmuls(work, gemm, own, Packing));
+    if (!made) {
+      work.copied = gemm;
+      work.copied.lhsM = gemm.k, work.copied.lhsK = 1;
+      work.copied.rhsK = gemm.n, work.copied.rhsN = 1;
+      work.copyType = MIXPREC_F32;
+      work.copyLhs = work.copyRhs = true;
+      if (!makeMatmuls(work, work.copied, dnnl_f32, Packing)) {
+        work.copyLhs = work.copyRhs = type != MIXPREC_F32;
+        makeMatmuls(work, work.copyLhs ? work.copied : gemm, dnnl_f32,
+                    Reference);
       }
     }
   }
@@ -681,12 +791,12 @@ void include(ThreadBuffers &buffers, const Work &work) {
   auto grow = [](int64_t &elements, int64_t needed) {
     elements = needed > elements ? needed : elements;
   };
-  if (work.rounds)
+  if (work.rounds || work.scatters)
     grow(buffers.sums, work.rows * gemm.n);
-  if (work.widen) {
-    grow(buffers.lhs, work.rows * gemm.k);
-    grow(buffers.rhs, gemm.k * gemm.n);
-  }
+  if (work.copyLhs)
+    grow(buffers.lhs, floatsFor(work.rows * gemm.k, work.copyType));
+  if (work.copyRhs)
+    grow(buffers.rhs, floatsFor(gemm.k * gemm.n, work.copyType));
 }
 
 pthread_once_t preparedOnce = PTHREAD_ONCE_INIT;

@@ -422,3 +422,66 @@ def test_operands_onednn_has_only_reference_loops_for_are_copied():
     calls = [line for line in run.stdout.partition("-- calling")[2].split("\n")
              if line.startswith("onednn_verbose,exec,")]
     assert calls and not [c for c in calls if ",ref:" in c], calls
+
+
+HEADS_IN_PLACE = r"""
+import os, sys
+import numpy as np
+import mixprec
+text = '''
+func.func @f(%x: tensor<8x256x192xf32>) -> (tensor<8x256x256xf32>, tensor<8x256x256xf32>) {
+  %q = mixprec.slice %x {offsets = array<i64: 0, 0, 0>, sizes = array<i64: 8, 256, 64>} : tensor<8x256x192xf32>
+  %k = mixprec.slice %x {offsets = array<i64: 0, 0, 64>, sizes = array<i64: 8, 256, 64>} : tensor<8x256x192xf32>
+  %kt = mixprec.transpose %k {permutation = array<i64: 0, 2, 1>} : tensor<8x256x64xf32>
+  %s = mixprec.batch_matmul %q, %kt : tensor<8x256x64xf32>, tensor<8x64x256xf32> -> tensor<8x256x256xf32>
+  %xb = mixprec.cast %x : tensor<8x256x192xf32> to tensor<8x256x192xbf16>
+  %qb = mixprec.slice %xb {offsets = array<i64: 0, 0, 0>, sizes = array<i64: 8, 256, 64>} : tensor<8x256x192xbf16>
+  %kb = mixprec.slice %xb {offsets = array<i64: 0, 0, 64>, sizes = array<i64: 8, 256, 64>} : tensor<8x256x192xbf16>
+  %ktb = mixprec.transpose %kb {permutation = array<i64: 0, 2, 1>} : tensor<8x256x64xbf16>
+  %sb = mixprec.batch_matmul %qb, %ktb : tensor<8x256x64xbf16>, tensor<8x64x256xbf16> -> tensor<8x256x256xbf16>
+  %sf = mixprec.cast %sb : tensor<8x256x256xbf16> to tensor<8x256x256xf32>
+  return %s, %sf : tensor<8x256x256xf32>, tensor<8x256x256xf32>
+}
+'''
+library = mixprec.compile_source(text)
+generator = np.random.default_rng(0)
+x = generator.integers(-8, 8, (8, 256, 192)).astype(np.float32)
+out = [np.empty((8, 256, 256), np.float32), np.empty((8, 256, 256), np.float32)]
+sys.stdout.write("-- calling\n")
+sys.stdout.flush()
+library.call("f", [x], out)
+exact = x[..., :64] @ x[..., 64:128].transpose(0, 2, 1)
+bits = exact.view(np.uint32)
+rounded = ((bits + 0x7fff + ((bits >> 16) & 1)) >> 16 << 16).astype(np.uint32).view(np.float32)
+assert np.array_equal(out[0], exact)
+assert np.array_equal(out[1], rounded)
+"""
+
+
+def test_operands_onednn_would_pack_on_every_call_are_copied():
+    # Attention's heads read in place out of their projection (rows 192
+    # apart for a head of 64), f32 and bf16: oneDNN's brgemm kernels, whose
+    # memory the trainer's plan counts (the scratchpad), refuse operands
+    # that are not dense, and its gemm:jit takes them but allocates packed
+    # copies on every call, outside any plan. They are copied densely for
+    # the brgemm kernels. The products are exact (small integers; the bf16
+    # one is the f32 sums rounded once).
+    if harness.BACKEND == "cuda":
+        pytest.skip("oneDNN runs the CPU's contractions")
+    flags = set()
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("flags"):
+            flags.update(line.split(":", 1)[1].split())
+    if not {"avx512f", "avx512bw", "avx512vl", "avx512_bf16"} <= flags:
+        pytest.skip("oneDNN 2's brgemm kernels need AVX-512 (bf16 ones "
+                    "AVX512-BF16); without them gemm:jit is all it has")
+    run = subprocess.run(
+        [sys.executable, "-c", HEADS_IN_PLACE],
+        env=dict(os.environ, DNNL_VERBOSE="1",
+                 PYTHONPATH=os.path.dirname(os.path.dirname(
+                     os.path.abspath(mixprec.__file__)))),
+        capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    calls = [line for line in run.stdout.partition("-- calling")[2].split("\n")
+             if line.startswith("onednn_verbose,exec,")]
+    assert calls and all(",brg:" in c for c in calls), calls
