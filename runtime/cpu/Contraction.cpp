@@ -415,33 +415,55 @@ int64_t floatsFor(int64_t count, int64_t type) {
 }
 
 /// Copies a `rows` x `columns` matrix of element `type` at `from` into a
-/// dense row-major one of `copyType` at `to`: the same bits, or bf16
-/// widened to f32 (exact).
+/// dense one of `copyType` at `to`, row major or `columnMajor`: the same
+/// bits, or bf16 widened to f32 (exact). Runs contiguous in both are
+/// copied whole.
 void copyMatrix(const void *from, int64_t rows, int64_t columns,
                 int64_t rowStride, int64_t columnStride, int64_t type, void *to,
-                int64_t copyType) {
+                int64_t copyType, bool columnMajor) {
   auto *source = static_cast<const char *>(from);
+  int64_t targetRow = columnMajor ? 1 : columns;
+  int64_t targetColumn = columnMajor ? rows : 1;
   if (copyType != type) {
     auto *target = static_cast<float *>(to);
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < columns; ++j)
-        target[i * columns + j] =
+        target[i * targetRow + j * targetColumn] =
             load(source, i * rowStride + j * columnStride, type);
     return;
   }
-  if (type == MIXPREC_BF16) {
-    auto *in = reinterpret_cast<const uint16_t *>(source);
-    auto *target = static_cast<uint16_t *>(to);
+  auto *target = static_cast<char *>(to);
+  int64_t bytes = elementBytes(type);
+  if (!columnMajor && columnStride == 1) {
     for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < columns; ++j)
-        target[i * columns + j] = in[i * rowStride + j * columnStride];
+      std::memcpy(target + i * columns * bytes, source + i * rowStride * bytes,
+                  size_t(columns * bytes));
     return;
   }
-  auto *in = reinterpret_cast<const float *>(source);
-  auto *target = static_cast<float *>(to);
-  for (int64_t i = 0; i < rows; ++i)
+  if (columnMajor && rowStride == 1) {
     for (int64_t j = 0; j < columns; ++j)
-      target[i * columns + j] = in[i * rowStride + j * columnStride];
+      std::memcpy(target + j * rows * bytes, source + j * columnStride * bytes,
+                  size_t(rows * bytes));
+    return;
+  }
+  // Transposed: in 32 x 32 tiles, so that neither side strides through
+  // memory a line per element.
+  for (int64_t i0 = 0; i0 < rows; i0 += 32)
+    for (int64_t j0 = 0; j0 < columns; j0 += 32) {
+      int64_t iEnd = i0 + 32 < rows ? i0 + 32 : rows;
+      int64_t jEnd = j0 + 32 < columns ? j0 + 32 : columns;
+      for (int64_t i = i0; i < iEnd; ++i)
+        for (int64_t j = j0; j < jEnd; ++j) {
+          int64_t to = i * targetRow + j * targetColumn;
+          int64_t at = i * rowStride + j * columnStride;
+          if (bytes == 2)
+            reinterpret_cast<uint16_t *>(target)[to] =
+                reinterpret_cast<const uint16_t *>(source)[at];
+          else
+            reinterpret_cast<float *>(target)[to] =
+                reinterpret_cast<const float *>(source)[at];
+        }
+    }
 }
 
 /// Copies `rows` rows of `work`'s LHS and its RHS, those it copies, into
@@ -458,10 +480,10 @@ bool copyOperands(const Work &work, int64_t rows, const void *lhs,
     return false;
   if (work.copyLhs)
     copyMatrix(lhs, rows, gemm.k, gemm.lhsM, gemm.lhsK, work.type, threadLhs,
-               work.copyType);
+               work.copyType, false);
   if (work.copyRhs)
     copyMatrix(rhs, gemm.k, gemm.n, gemm.rhsK, gemm.rhsN, work.type, threadRhs,
-               work.copyType);
+               work.copyType, work.copied.rhsN != 1);
   return true;
 }
 
@@ -614,7 +636,11 @@ bool makeOnDenseCopies(Work &work, dnnl_data_type_t type) {
   Gemm copied = gemm;
   if (lhs)
     copied.lhsM = gemm.k, copied.lhsK = 1;
-  if (rhs)
+  // A weight read down its columns is copied column major (oneDNN takes
+  // it so), whole columns at a time.
+  if (rhs && gemm.rhsK == 1)
+    copied.rhsK = 1, copied.rhsN = gemm.k;
+  else if (rhs)
     copied.rhsK = gemm.n, copied.rhsN = 1;
   if (result)
     copied.resultM = gemm.n, copied.resultN = 1;
