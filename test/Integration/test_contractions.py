@@ -405,6 +405,20 @@ assert np.array_equal(out[0], x.transpose(2, 1, 0) @ w)
 """
 
 
+def onednn_calls(script):
+    """oneDNN's verbose lines of the primitives `script` runs after it
+    prints "-- calling"; it must exit 0."""
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        env=dict(os.environ, DNNL_VERBOSE="1",
+                 PYTHONPATH=os.path.dirname(os.path.dirname(
+                     os.path.abspath(mixprec.__file__)))),
+        capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return [line for line in run.stdout.partition("-- calling")[2].split("\n")
+            if line.startswith("onednn_verbose,exec,")]
+
+
 def test_operands_onednn_has_only_reference_loops_for_are_copied():
     # The transposed windows of a batch read each LHS block down columns 49
     # elements apart (maxvit's projections): oneDNN has only its reference
@@ -412,15 +426,7 @@ def test_operands_onednn_has_only_reference_loops_for_are_copied():
     # own kernels. The products are exact (small integers).
     if harness.BACKEND == "cuda":
         pytest.skip("oneDNN runs the CPU's contractions")
-    run = subprocess.run(
-        [sys.executable, "-c", STRIDED_LHS],
-        env=dict(os.environ, DNNL_VERBOSE="1",
-                 PYTHONPATH=os.path.dirname(os.path.dirname(
-                     os.path.abspath(mixprec.__file__)))),
-        capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-2000:]
-    calls = [line for line in run.stdout.partition("-- calling")[2].split("\n")
-             if line.startswith("onednn_verbose,exec,")]
+    calls = onednn_calls(STRIDED_LHS)
     assert calls and not [c for c in calls if ",ref:" in c], calls
 
 
@@ -475,13 +481,5 @@ def test_operands_onednn_would_pack_on_every_call_are_copied():
     if not {"avx512f", "avx512bw", "avx512vl", "avx512_bf16"} <= flags:
         pytest.skip("oneDNN 2's brgemm kernels need AVX-512 (bf16 ones "
                     "AVX512-BF16); without them gemm:jit is all it has")
-    run = subprocess.run(
-        [sys.executable, "-c", HEADS_IN_PLACE],
-        env=dict(os.environ, DNNL_VERBOSE="1",
-                 PYTHONPATH=os.path.dirname(os.path.dirname(
-                     os.path.abspath(mixprec.__file__)))),
-        capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-2000:]
-    calls = [line for line in run.stdout.partition("-- calling")[2].split("\n")
-             if line.startswith("onednn_verbose,exec,")]
+    calls = onednn_calls(HEADS_IN_PLACE)
     assert calls and all(",brg:" in c for c in calls), calls

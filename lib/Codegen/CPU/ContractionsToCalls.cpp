@@ -128,6 +128,16 @@ Value withoutReshapes(Value buffer) {
   return buffer;
 }
 
+/// `root` and the reshapes made of it, of them, and so on.
+SmallVector<Value> withReshapes(Value root) {
+  SmallVector<Value> aliases = {root};
+  for (size_t i = 0; i < aliases.size(); ++i)
+    for (Operation *user : aliases[i].getUsers())
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user))
+        aliases.push_back(user->getResult(0));
+  return aliases;
+}
+
 /// The op right after `op` (but for ops that touch no memory: views,
 /// reshapes, constants, allocations) that rounds `op`'s f32 result to bf16,
 /// when it is the only reader of the result's buffer (through reshapes of it)
@@ -144,19 +154,16 @@ linalg::GenericOp roundingReader(linalg::LinalgOp op) {
       !root.getDefiningOp<memref::AllocaOp>() &&
       !root.getDefiningOp<memref::ViewOp>())
     return nullptr;
-  SmallVector<Value> aliases = {root};
   linalg::GenericOp reader;
-  for (size_t i = 0; i < aliases.size(); ++i)
-    for (Operation *user : aliases[i].getUsers()) {
-      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
-        aliases.push_back(user->getResult(0));
-        continue;
-      }
-      if (user == op.getOperation() || isa<memref::DeallocOp>(user))
+  for (Value alias : withReshapes(root))
+    for (Operation *user : alias.getUsers()) {
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp,
+              memref::DeallocOp>(user) ||
+          user == op.getOperation())
         continue;
       auto generic = dyn_cast<linalg::GenericOp>(user);
       if (reader || !generic || !roundsToBF16(generic) ||
-          generic.getDpsInputOperand(0)->get() != aliases[i])
+          generic.getDpsInputOperand(0)->get() != alias)
         return nullptr;
       reader = generic;
     }
@@ -184,19 +191,20 @@ void eraseUnread(Value buffer) {
   auto allocation = buffer.getDefiningOp<memref::AllocOp>();
   if (!allocation)
     return;
-  SmallVector<Operation *> uses;
-  SmallVector<Value> aliases = {buffer};
-  for (size_t i = 0; i < aliases.size(); ++i)
-    for (Operation *user : aliases[i].getUsers()) {
-      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user))
-        aliases.push_back(user->getResult(0));
-      else if (!isa<memref::DeallocOp>(user))
+  SmallVector<Value> aliases = withReshapes(buffer);
+  SmallVector<Operation *> deallocations;
+  for (Value alias : aliases)
+    for (Operation *user : alias.getUsers()) {
+      if (isa<memref::DeallocOp>(user))
+        deallocations.push_back(user);
+      else if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user))
         return;
-      uses.push_back(user);
     }
-  for (Operation *use : llvm::reverse(uses))
-    use->erase();
-  allocation->erase();
+  for (Operation *deallocation : deallocations)
+    deallocation->erase();
+  // Each reshape after those made of it.
+  for (Value alias : llvm::reverse(aliases))
+    alias.getDefiningOp()->erase();
 }
 
 func::FuncOp contractFunction(ModuleOp module) {

@@ -50,7 +50,7 @@ bool returnsBetween(Operation *producer, Operation *consumer) {
 /// Whether fusing the producer of `operand` into its user would keep,
 /// live at once, the producer's inputs and a result narrower than the one
 /// it reads, where the producer alone could write over an input of its
-/// result's type that dies there (a value with no other use).
+/// result's type that dies there (a value no later op reads).
 bool fusingHoldsNarrowResult(OpOperand *operand) {
   auto result = dyn_cast<OpResult>(operand->get());
   auto producer = result ? dyn_cast<linalg::GenericOp>(result.getOwner())
